@@ -1,0 +1,65 @@
+"""How a round ended and who the named outcomes fall on (R14–R21)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Ending(enum.Enum):
+    """How a round ended: a FIRST CAPPU (R14) or blocked with a MANGUNO (R17)."""
+
+    CAPPU = "cappu"
+    BLOCKED = "blocked"
+
+
+class Finish(enum.Enum):
+    """How the FIRST CAPPU went out: plain (R14), CEKI (R15) or POLLO (R16)."""
+
+    PLAIN = "plain"
+    CEKI = "ceki"
+    POLLO = "pollo"
+
+
+@dataclass(frozen=True, slots=True)
+class RoundOutcome:
+    """A finished round's named outcomes. Seats are 0–4, pips whole numbers.
+
+    For a FIRST CAPPU round: ``first_cappu``, ``finish``, ``cucuq`` (R21),
+    ``winner`` = ``first_cappu``. For a blocked round: ``manguno`` (R17) and,
+    once every seat's remainder is known (R18), ``remaining_pips`` (five
+    numbers), ``mattikkeng`` (ascending, R19), ``winner`` (R20) and ``cucuq``
+    (R21, ``None`` with MATTIKKENG). While a blocked round waits for its
+    reveals, those are ``None``/empty and ``is_settled()`` is false.
+    """
+
+    ending: Ending
+    finish: Finish | None = None
+    first_cappu: int | None = None
+    manguno: int | None = None
+    mattikkeng: tuple[int, ...] = ()
+    cucuq: int | None = None
+    winner: int | None = None
+    remaining_pips: tuple[int, ...] | None = None
+
+    def is_settled(self) -> bool:
+        """Whether the winner is known (always after a CAPPU; after the reveals if blocked)."""
+        return self.winner is not None
+
+    @property
+    def named(self) -> tuple[str, ...]:
+        """The named outcomes, upper case as the table calls them (e.g. ``("FIRST CAPPU", "CEKI")``)."""
+        names: list[str] = []
+        if self.ending is Ending.CAPPU:
+            names.append("FIRST CAPPU")
+            if self.finish is Finish.CEKI:
+                names.append("CEKI")
+            elif self.finish is Finish.POLLO:
+                names.append("POLLO")
+        else:
+            names.append("MANGUNO")
+            if self.mattikkeng:
+                names.append("MATTIKKENG")
+        if self.cucuq is not None:
+            names.append("CUCUQ")
+        return tuple(names)

@@ -1,0 +1,203 @@
+"""Game records (``domeng-record/1``) in, results (``domeng-result/1``) out (RECORD.md).
+
+``replay_record(data)`` checks a whole record against the rules and returns
+its result; ``Game``'s state can be written back as a record with
+``export_record``. Replaying the same record under the same rule set always
+gives the same result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from referee.engine.errors import (
+    RecordInvalid,
+    RefereeError,
+    RevealInvalid,
+    RevealMissing,
+    gettext_noop,
+)
+from referee.engine.game import Game, GameRound
+from referee.engine.rules import RuleSet
+from referee.engine.tiles import SEATS
+
+RECORD_FORMAT = "domeng-record/1"
+RESULT_FORMAT = "domeng-result/1"
+
+_RECORD_KEYS = frozenset({"format", "players", "rules", "rounds"})
+_ROUND_KEYS = frozenset({"moves", "hands", "reveal", "pips"})
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """A record's header, checked, and its rounds as given (checked when replayed)."""
+
+    players: tuple[str, ...]
+    rules: RuleSet
+    rounds: tuple[Mapping[str, Any], ...]
+
+    @classmethod
+    def parse(cls, data: object) -> Record:
+        """Check a record's header (format, five players, rules, rounds list).
+
+        Raises ``record_invalid`` (round ``None``) for a wrong ``format``, a
+        missing or unknown field, players that are not five non-empty strings
+        (R3) and rules that R40 does not allow.
+        """
+        if not isinstance(data, Mapping):
+            raise RecordInvalid(gettext_noop("a record is a JSON object"))
+        if data.get("format") != RECORD_FORMAT:
+            raise RecordInvalid(
+                gettext_noop("unknown record format %(format)s: expected domeng-record/1"),
+                format=repr(data.get("format")),
+            )
+        unknown = sorted(set(data) - _RECORD_KEYS)
+        if unknown:
+            raise RecordInvalid(gettext_noop("a record has no field %(key)s"), key=unknown[0])
+        players = data.get("players")
+        if (
+            not isinstance(players, list)
+            or len(players) != SEATS
+            or not all(isinstance(p, str) and p.strip() for p in players)
+        ):
+            raise RecordInvalid(
+                gettext_noop("players must be five non-empty names, seat 0 to seat 4"), rule="R3"
+            )
+        rules = RuleSet.from_dict(data.get("rules"))
+        rounds = data.get("rounds")
+        if not isinstance(rounds, list):
+            raise RecordInvalid(gettext_noop("rounds must be a list"))
+        return cls(tuple(players), rules, tuple(rounds))
+
+
+def replay(record: Record) -> Game:
+    """Replay a checked record's rounds into a ``Game``; raises the first ``RefereeError``."""
+    game = Game(record.rules)
+    for data in record.rounds:
+        try:
+            game_round = game.begin_round()
+        except RefereeError as error:
+            previous = game.rounds[-1].round
+            if previous.is_over():
+                raise RevealMissing(
+                    gettext_noop("round %(previous)s is blocked and has no reveals"),
+                    previous=previous.number,
+                ).at(round=previous.number) from None
+            raise error
+        _replay_round(game, game_round, data)
+    return game
+
+
+def _replay_round(game: Game, game_round: GameRound, data: object) -> None:
+    number = game_round.round.number
+    if not isinstance(data, Mapping):
+        raise RecordInvalid(gettext_noop("a round is a JSON object")).at(round=number)
+    unknown = sorted(set(data) - _ROUND_KEYS)
+    if unknown:
+        raise RecordInvalid(gettext_noop("a round has no field %(key)s"), key=unknown[0]).at(
+            round=number
+        )
+    moves = data.get("moves")
+    if not isinstance(moves, list):
+        raise RecordInvalid(gettext_noop("a round's moves must be a list")).at(round=number)
+    hands = _seat_map(data.get("hands"), "hands", number)
+    reveal = _seat_map(data.get("reveal"), "reveal", number)
+    pips = _seat_map(data.get("pips"), "pips", number)
+    for seat in sorted(hands):  # declared hands before the moves (R34)
+        game_round.round.declare(seat, hands[seat])
+    for move in moves:
+        game.push(move)
+    for seat in range(SEATS):  # reveals after the moves, seat 0 to 4 (R34)
+        if seat in reveal and seat in pips:
+            raise RevealInvalid(
+                gettext_noop("seat %(seat)s gives both tiles and a pip sum"), seat=seat
+            ).at(round=number)
+        if seat in reveal:
+            game.reveal(seat, tiles=reveal[seat])
+        elif seat in pips:
+            game.reveal(seat, pips=pips[seat])
+
+
+def _seat_map(raw: object, field: str, number: int) -> dict[int, Any]:
+    """A round's ``hands``/``reveal``/``pips``: keys ``"0"``…``"4"`` → value."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise RecordInvalid(
+            gettext_noop("%(field)s must map seats \"0\" to \"4\" to values"), field=field
+        ).at(round=number)
+    result: dict[int, Any] = {}
+    for key, value in raw.items():
+        if key not in {str(s) for s in range(SEATS)}:
+            raise RecordInvalid(
+                gettext_noop("%(field)s names seat %(seat)s: seats are \"0\" to \"4\""),
+                rule="R3", field=field, seat=repr(key),
+            ).at(round=number)
+        result[int(key)] = value
+    return result
+
+
+def result_of(game: Game) -> dict[str, Any]:
+    """The ``domeng-result/1`` of a game (RECORD.md, "Result")."""
+    rounds: list[dict[str, Any]] = []
+    for game_round in game.rounds:
+        rnd = game_round.round
+        outcome = rnd.outcome
+        settled = outcome is not None and outcome.is_settled()
+        after = game_round.after if settled else None
+        if after is None:
+            after = game.standing()
+        leader = rnd.leader if rnd.leader is not None else rnd.expected_leader
+        rounds.append({
+            "number": rnd.number,
+            "leader": leader,
+            "ending": outcome.ending.value if outcome else None,
+            "finish": outcome.finish.value if outcome and outcome.finish else None,
+            "first_cappu": outcome.first_cappu if outcome else None,
+            "manguno": outcome.manguno if outcome else None,
+            "mattikkeng": list(outcome.mattikkeng) if outcome else [],
+            "cucuq": outcome.cucuq if outcome else None,
+            "winner": outcome.winner if outcome else None,
+            "remaining_pips": list(outcome.remaining_pips)
+            if outcome and outcome.remaining_pips is not None else None,
+            "transfers": [t.to_dict() for t in game_round.transfers],
+            "camat_elected": game_round.camat_elected,
+            "after": after.to_dict(),
+        })
+    return {"format": RESULT_FORMAT, "rounds": rounds}
+
+
+def replay_record(data: object) -> dict[str, Any]:
+    """Check a ``domeng-record/1`` record and return its ``domeng-result/1`` result.
+
+    Raises the first ``RefereeError`` the record breaks (R34's order within
+    an event; events in the order they happened).
+    """
+    return result_of(replay(Record.parse(data)))
+
+
+def export_record(game: Game, players: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """Write a game back as a ``domeng-record/1`` record (tiles as ``a-b``)."""
+    rounds: list[dict[str, Any]] = []
+    for game_round in game.rounds:
+        rnd = game_round.round
+        data: dict[str, Any] = {"moves": [m.to_dict() for m in rnd.moves]}
+        if rnd.hands:
+            data["hands"] = {
+                str(seat): [str(t) for t in sorted(hand)] for seat, hand in sorted(rnd.hands.items())
+            }
+        if rnd.revealed:
+            data["reveal"] = {
+                str(seat): [str(t) for t in tiles] for seat, tiles in sorted(rnd.revealed.items())
+            }
+        if rnd.pip_sums:
+            data["pips"] = {str(seat): pips for seat, pips in sorted(rnd.pip_sums.items())}
+        rounds.append(data)
+    return {
+        "format": RECORD_FORMAT,
+        "players": list(players),
+        "rules": game.rules.to_dict(),
+        "rounds": rounds,
+    }

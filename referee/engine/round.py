@@ -1,0 +1,690 @@
+"""One round at the table: the chain, the turns and how the round ends (R5–R21, R30–R34).
+
+A ``Round`` is folded from its events: declared hands (R31), then moves
+(plays and passes) in order, then — for a blocked round — each seat's
+remaining tiles or pip sum (R18, R33). Every event is checked completely
+before anything changes, so a rejected event leaves the round as it was.
+The referee never sees the hands: it reasons from the table (R30).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from referee.engine.errors import (
+    ContradictsPass,
+    EndMismatch,
+    EndRequired,
+    NotYourTurn,
+    OpeningTileInvalid,
+    PassWithPlayableTile,
+    RecordInvalid,
+    RefereeError,
+    RevealInvalid,
+    RoundOver,
+    SleepingTilePlayed,
+    TileAlreadyPlayed,
+    TileDoesNotMatch,
+    TileNotInHand,
+    WrongLeader,
+    gettext_noop,
+)
+from referee.engine.moves import Move, Pass, Play
+from referee.engine.outcome import Ending, Finish, RoundOutcome
+from referee.engine.rules import MAX_SLEEPING, RuleSet
+from referee.engine.tiles import (
+    ALL_TILES,
+    SEATS,
+    TILES_PER_HAND,
+    Tile,
+    next_seat,
+    seat_before,
+)
+
+_MOVE_KEYS = frozenset({"seat", "tile", "on", "pass"})
+
+
+@dataclass(frozen=True, slots=True)
+class PassRecord:
+    """A pass (R9) at move ``move`` while the open ends showed ``ends``."""
+
+    move: int
+    seat: int
+    ends: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class MoveReport:
+    """What one accepted move did.
+
+    ``index`` is the move's 0-based index in the round; ``is_lead`` for the
+    round's first tile; ``passebunge`` for a pass by a seat that has not yet
+    played this round (R10); ``closing`` for the MANGUNO's closing pass
+    (R17); ``mappakuling`` (R13); ``last_mappano`` is the seat that played the
+    latest tile (R12); ``outcome`` is set when the move ended the round.
+    """
+
+    index: int
+    move: Move
+    ends: tuple[int, int]
+    is_lead: bool = False
+    passebunge: bool = False
+    closing: bool = False
+    mappakuling: bool = False
+    last_mappano: int | None = None
+    outcome: RoundOutcome | None = None
+
+
+def check_seat(seat: object) -> int:
+    """Return ``seat`` if it is a seat number 0–4, else raise ``record_invalid`` (R3)."""
+    if type(seat) is not int or not 0 <= seat < SEATS:
+        raise RecordInvalid(gettext_noop("seat must be a whole number 0 to 4, not %(seat)s"),
+                            rule="R3", seat=repr(seat))
+    return seat
+
+
+class Round:
+    """A round being played: chain, turn, passes and, once over, its outcome.
+
+    ``number`` is 1-based within the game; ``expected_leader`` is the seat
+    that must lead (the CAMAT, else the previous round's winner, R6) or
+    ``None`` in the game's first round, which is led by the holder of the
+    highest first-lead double (R5).
+    """
+
+    def __init__(
+        self,
+        *,
+        number: int,
+        rules: RuleSet,
+        expected_leader: int | None,
+    ) -> None:
+        self.number = number
+        self.rules = rules
+        self.expected_leader = expected_leader
+        self.is_first_of_game = expected_leader is None
+        self.hands: dict[int, frozenset[Tile]] = {}
+        self.moves: list[Move] = []
+        self.leader: int | None = None
+        self.left: list[Tile] = []  # tiles placed to the left, outermost last
+        self.right: list[Tile] = []  # tiles placed to the right, outermost last
+        self.lead_tile: Tile | None = None
+        self.ends: tuple[int, int] | None = None
+        self.played: dict[Tile, int] = {}  # tile -> move index
+        self.played_by: list[list[Tile]] = [[] for _ in range(SEATS)]
+        self.passes: list[PassRecord] = []
+        self.sleeping: frozenset[Tile] = frozenset()
+        self.turn: int | None = expected_leader
+        self.last_mappano: int | None = None
+        self.consecutive_passes = 0
+        self.outcome: RoundOutcome | None = None
+        self.revealed: dict[int, tuple[Tile, ...]] = {}
+        self.pip_sums: dict[int, int] = {}
+
+    # -- questions -----------------------------------------------------------------
+
+    def is_over(self) -> bool:
+        """Whether the round has ended (FIRST CAPPU or blocked), settled or not."""
+        return self.outcome is not None
+
+    def is_settled(self) -> bool:
+        """Whether the round has ended and its winner is known."""
+        return self.outcome is not None and self.outcome.is_settled()
+
+    def is_waiting_for_reveals(self) -> bool:
+        """Whether the round is blocked and some seat's remaining pips are unknown (R18)."""
+        return self.outcome is not None and not self.outcome.is_settled()
+
+    def tiles_left(self, seat: int) -> int:
+        """How many tiles ``seat`` still holds (5 − tiles played, R4)."""
+        return TILES_PER_HAND - len(self.played_by[seat])
+
+    def chain(self) -> list[tuple[int, int]]:
+        """The chain left to right, each tile as its two halves in the order laid."""
+        if self.lead_tile is None:
+            return []
+        laid: list[tuple[int, int]] = []
+        value = self.lead_tile.low
+        for tile in self.left:
+            other = tile.other(value)
+            laid.append((other, value))
+            value = other
+        laid.reverse()
+        laid.append(self.lead_tile.values)
+        value = self.lead_tile.high
+        for tile in self.right:
+            other = tile.other(value)
+            laid.append((value, other))
+            value = other
+        return laid
+
+    def seats_awaiting_reveal(self) -> list[int]:
+        """Seats whose remaining tiles or pips the blocked round still needs (R18)."""
+        if self.outcome is None or self.outcome.ending is not Ending.BLOCKED:
+            return []
+        return [s for s in range(SEATS) if self._remaining_pips_of(s) is None]
+
+    def declared_by_others(self, seat: int) -> frozenset[Tile]:
+        """Tiles declared (R31) or revealed (R33) by seats other than ``seat``."""
+        tiles: set[Tile] = set()
+        for other, hand in self.hands.items():
+            if other != seat:
+                tiles |= hand
+        for other, revealed in self.revealed.items():
+            if other != seat:
+                tiles.update(revealed)
+        return frozenset(tiles)
+
+    def passed_values(self, seat: int) -> frozenset[int]:
+        """The open-end values ``seat`` passed on this round: it holds none of them (R32)."""
+        return frozenset(v for p in self.passes if p.seat == seat for v in p.ends)
+
+    def could_hold(self, seat: int) -> list[Tile]:
+        """Tiles ``seat`` may still hold as far as the table knows (R31–R33).
+
+        Not played this round, not declared or revealed by another seat, not
+        asserted sleeping by the first lead, carrying no value the seat passed
+        on; with a declared hand, only its unplayed tiles.
+        """
+        if seat in self.hands:
+            return sorted(t for t in self.hands[seat] if t not in self.played)
+        excluded = self.declared_by_others(seat)
+        passed = self.passed_values(seat)
+        return [
+            t for t in ALL_TILES
+            if t not in self.played and t not in excluded and t not in self.sleeping
+            and not t.carries_any(passed)
+        ]
+
+    def legal_moves(self) -> list[Move]:
+        """The moves the seat whose turn it is could make, given what is known.
+
+        For a lead: a first-lead double in the game's first round (R5), any
+        tile later (R6). Otherwise a play of each tile it could hold on each
+        open end it matches (with ``on``), and a pass unless a declared hand
+        holds a playable tile (R31). Empty when the round is over or, in the
+        first round before the lead, when any seat may lead (seat unknown).
+        """
+        if self.outcome is not None or self.turn is None:
+            return []
+        return self.legal_moves_for(self.turn)
+
+    def legal_moves_for(self, seat: int) -> list[Move]:
+        """Like ``legal_moves`` for a given seat on its turn (or any seat before the first lead)."""
+        candidates = self.could_hold(seat)
+        moves: list[Move] = []
+        if self.ends is None:
+            for tile in candidates:
+                try:
+                    self._check_lead(Play(seat, tile))
+                except RefereeError:
+                    continue
+                moves.append(Play(seat, tile))
+            return moves
+        left, right = self.ends
+        for tile in candidates:
+            for value in sorted({left, right}):
+                if tile.carries(value):
+                    moves.append(Play(seat, tile, value))
+        if seat not in self.hands or not any(isinstance(m, Play) for m in moves):
+            moves.append(Pass(seat))
+        return moves
+
+    def playable_tiles(self) -> dict[int, list[Tile]]:
+        """For each open end's value, the tiles that can still legally go on it now.
+
+        Keys are the distinct open-end values (one key when both ends show the
+        same value); empty before the lead and once the round is over.
+        """
+        if self.ends is None or self.outcome is not None or self.turn is None:
+            return {}
+        result: dict[int, list[Tile]] = {v: [] for v in sorted(set(self.ends))}
+        for move in self.legal_moves():
+            if isinstance(move, Play) and move.on is not None:
+                result[move.on].append(move.tile)
+        return result
+
+    # -- events --------------------------------------------------------------------
+
+    def declare(self, seat: int, tiles: Iterable[object]) -> None:
+        """Seat ``seat`` declares its five tiles (R31).
+
+        Raises ``tile_invalid`` for a malformed tile and ``record_invalid``
+        (R31) unless they are five distinct tiles declared by no other seat.
+        A hand that an earlier event of the round contradicts is refused with
+        that event's code (the round is replayed with the hand).
+        """
+        check_seat(seat)
+        if not isinstance(tiles, (list, tuple, set, frozenset)):
+            raise RecordInvalid(gettext_noop("a declared hand is a list of five tiles"), rule="R31")
+        hand = [Tile.parse(t) for t in tiles]
+        if len(hand) != TILES_PER_HAND or len(set(hand)) != TILES_PER_HAND:
+            raise RecordInvalid(
+                gettext_noop("seat %(seat)s must declare five distinct tiles"), rule="R31", seat=seat
+            )
+        if seat in self.hands:
+            raise RecordInvalid(
+                gettext_noop("seat %(seat)s has already declared its hand"), rule="R31", seat=seat
+            )
+        for other, other_hand in self.hands.items():
+            common = sorted(set(hand) & other_hand)
+            if common:
+                raise RecordInvalid(
+                    gettext_noop("%(tile)s is already declared by seat %(other)s"),
+                    rule="R31", tile=str(common[0]), other=other,
+                )
+        if not self.moves:
+            self.hands[seat] = frozenset(hand)
+            return
+        # Declared after the round began: the round must replay with the hand.
+        replay = Round(number=self.number, rules=self.rules, expected_leader=self.expected_leader)
+        replay.hands = {**self.hands, seat: frozenset(hand)}
+        for index, move in enumerate(self.moves):
+            try:
+                replay.push(move)
+            except RefereeError as error:
+                raise error.at(round=self.number, move=index) from None
+        self.hands[seat] = frozenset(hand)
+
+    def push(self, move: Move | Mapping[str, Any]) -> MoveReport:
+        """Apply a play or a pass, given as ``Play``/``Pass`` or as a record move dict.
+
+        Checks in the order of R34 and raises the first error found:
+        ``record_invalid`` (seat not 0–4) → ``round_over`` → ``record_invalid``
+        (neither play nor pass) → ``wrong_leader``/``not_your_turn`` →
+        ``opening_tile_invalid`` (pass as lead); for a pass
+        ``pass_with_playable_tile``; for a play ``tile_invalid`` →
+        ``tile_already_played`` → ``tile_does_not_match`` →
+        ``end_mismatch``/``end_required`` → ``tile_not_in_hand`` →
+        ``sleeping_tile_played`` → ``contradicts_pass``; for a lead
+        ``tile_invalid`` → ``opening_tile_invalid`` → ``tile_not_in_hand`` →
+        ``opening_tile_invalid``. The error carries this round's number and
+        the move's index. Nothing changes when it raises.
+        """
+        index = len(self.moves)
+        try:
+            return self._push(move, index)
+        except RefereeError as error:
+            raise error.at(round=self.number, move=index) from None
+
+    def _push(self, raw: Move | Mapping[str, Any], index: int) -> MoveReport:
+        seat = check_seat(raw.seat if isinstance(raw, (Play, Pass)) else _get(raw, "seat"))
+        if self.outcome is not None:
+            raise RoundOver(gettext_noop("the round is over: no move can follow its end"))
+        is_lead = self.ends is None
+        kind, raw_tile, on = _move_parts(raw)
+        if is_lead:
+            if self.expected_leader is not None and seat != self.expected_leader:
+                raise WrongLeader(
+                    gettext_noop("seat %(leader)s leads this round, not seat %(seat)s"),
+                    leader=self.expected_leader, seat=seat,
+                )
+            if kind == "pass":
+                raise OpeningTileInvalid(
+                    gettext_noop("a round cannot open with a pass: the leader must lead a tile"),
+                    rule="R30",
+                )
+            move = Play(seat, Tile.parse(raw_tile), None)
+            self._check_lead(move)
+            return self._lead(move, index)
+        if seat != self.turn:
+            raise NotYourTurn(
+                gettext_noop("it is seat %(turn)s's turn, not seat %(seat)s's"),
+                turn=self.turn, seat=seat,
+            )
+        if kind == "pass":
+            self._check_pass(seat)
+            return self._pass(Pass(seat), index)
+        tile = Tile.parse(raw_tile)
+        placed_on = self._check_play(seat, tile, on)
+        return self._play(Play(seat, tile, on), placed_on, index)
+
+    def _check_lead(self, move: Play) -> None:
+        tile = move.tile
+        if self.is_first_of_game:
+            doubles = self.rules.first_lead_doubles
+            if tile not in doubles:
+                raise OpeningTileInvalid(
+                    gettext_noop("the game's first lead must be one of %(doubles)s, not %(tile)s"),
+                    doubles=", ".join(str(d) for d in doubles), tile=str(tile),
+                )
+            if doubles.index(tile) > MAX_SLEEPING:
+                raise OpeningTileInvalid(
+                    gettext_noop("leading %(tile)s would make more than 3 tiles sleep"),
+                    rule="R40", tile=str(tile),
+                )
+        self._check_in_hand(move.seat, tile)
+        if self.is_first_of_game:
+            higher = self.rules.first_lead_doubles[: self.rules.first_lead_doubles.index(tile)]
+            for seat, hand in sorted(self.hands.items()):
+                held = [d for d in higher if d in hand]
+                if held:
+                    raise OpeningTileInvalid(
+                        gettext_noop("seat %(holder)s declared %(double)s, which leads before %(tile)s"),
+                        rule="R31", holder=seat, double=str(held[0]), tile=str(tile),
+                    )
+
+    def _check_in_hand(self, seat: int, tile: Tile) -> None:
+        if seat in self.hands and tile not in self.hands[seat]:
+            raise TileNotInHand(
+                gettext_noop("%(tile)s is not in seat %(seat)s's declared hand"),
+                tile=str(tile), seat=seat,
+            )
+        for other, hand in self.hands.items():
+            if other != seat and tile in hand:
+                raise TileNotInHand(
+                    gettext_noop("%(tile)s is in seat %(other)s's declared hand"),
+                    tile=str(tile), other=other,
+                )
+
+    def _check_pass(self, seat: int) -> None:
+        assert self.ends is not None
+        if seat in self.hands:
+            playable = sorted(
+                t for t in self.hands[seat]
+                if t not in self.played and t.carries_any(self.ends)
+            )
+            if playable:
+                raise PassWithPlayableTile(
+                    gettext_noop("seat %(seat)s holds %(tile)s, which matches an open end"),
+                    seat=seat, tile=str(playable[0]),
+                )
+
+    def _check_play(self, seat: int, tile: Tile, on: int | None) -> int:
+        """Check a play (not a lead) and return the open-end value it goes on."""
+        assert self.ends is not None
+        left, right = self.ends
+        if tile in self.played:
+            raise TileAlreadyPlayed(
+                gettext_noop("%(tile)s was already played this round"), tile=str(tile)
+            )
+        matching = sorted({v for v in (left, right) if tile.carries(v)})
+        if not matching:
+            raise TileDoesNotMatch(
+                gettext_noop("%(tile)s matches neither open end (%(left)s, %(right)s)"),
+                tile=str(tile), left=left, right=right,
+            )
+        if on is not None:
+            if on not in (left, right) or not tile.carries(on):
+                raise EndMismatch(
+                    gettext_noop("%(tile)s cannot go on %(on)s: the open ends are %(left)s and %(right)s"),
+                    tile=str(tile), on=on, left=left, right=right,
+                )
+            placed_on = on
+        elif len(matching) == 2:
+            raise EndRequired(
+                gettext_noop("%(tile)s fits both open ends (%(left)s, %(right)s): say which (on)"),
+                tile=str(tile), left=left, right=right,
+            )
+        else:
+            placed_on = matching[0]
+        self._check_in_hand(seat, tile)
+        if tile in self.sleeping:
+            raise SleepingTilePlayed(
+                gettext_noop("%(tile)s sleeps: the game's first lead asserted it was not dealt"),
+                tile=str(tile), contradicts={"round": self.number, "move": 0},
+            )
+        contradicted = self._contradicted_pass(seat, tile)
+        if contradicted is not None:
+            raise ContradictsPass(
+                gettext_noop("seat %(seat)s passed on %(ends)s at move %(pass_move)s, so it cannot hold %(tile)s"),
+                seat=seat, ends="/".join(str(v) for v in sorted(set(contradicted.ends))),
+                pass_move=contradicted.move, tile=str(tile),
+                contradicts={"round": self.number, "move": contradicted.move},
+            )
+        return placed_on
+
+    def _contradicted_pass(self, seat: int, tile: Tile) -> PassRecord | None:
+        for record in self.passes:
+            if record.seat == seat and tile.carries_any(record.ends):
+                return record
+        return None
+
+    # -- applying checked moves ------------------------------------------------------
+
+    def _lead(self, move: Play, index: int) -> MoveReport:
+        tile = move.tile
+        self.moves.append(move)
+        self.leader = move.seat
+        self.lead_tile = tile
+        self.ends = (tile.low, tile.high)
+        self.played[tile] = index
+        self.played_by[move.seat].append(tile)
+        self.last_mappano = move.seat
+        self.turn = next_seat(move.seat)
+        if self.is_first_of_game:
+            doubles = self.rules.first_lead_doubles
+            self.sleeping = frozenset(doubles[: doubles.index(tile)])
+        return MoveReport(index, move, self.ends, is_lead=True, last_mappano=move.seat)
+
+    def _play(self, move: Play, on: int, index: int) -> MoveReport:
+        assert self.ends is not None
+        left, right = self.ends
+        tile = move.tile
+        if on == right:  # equal ends: either side gives the same table (R11)
+            self.right.append(tile)
+            self.ends = (left, tile.other(on))
+        else:
+            self.left.append(tile)
+            self.ends = (tile.other(on), right)
+        self.moves.append(move)
+        self.played[tile] = index
+        self.played_by[move.seat].append(tile)
+        self.last_mappano = move.seat
+        self.consecutive_passes = 0
+        self.turn = next_seat(move.seat)
+        mappakuling = self.ends[0] == self.ends[1]  # R13: a double only if both ends showed it
+        outcome = None
+        if len(self.played_by[move.seat]) == TILES_PER_HAND:  # R14 FIRST CAPPU
+            finish = Finish.PLAIN
+            if mappakuling:
+                finish = Finish.POLLO if tile.is_double() else Finish.CEKI  # R15, R16
+            outcome = RoundOutcome(
+                ending=Ending.CAPPU, finish=finish, first_cappu=move.seat,
+                cucuq=seat_before(move.seat), winner=move.seat,  # R21
+            )
+            self.outcome = outcome
+            self.turn = None
+        return MoveReport(
+            index, move, self.ends, mappakuling=mappakuling, last_mappano=move.seat,
+            outcome=outcome,
+        )
+
+    def _pass(self, move: Pass, index: int) -> MoveReport:
+        assert self.ends is not None
+        passebunge = not self.played_by[move.seat]  # R10
+        self.moves.append(move)
+        self.passes.append(PassRecord(index, move.seat, self.ends))
+        self.consecutive_passes += 1
+        self.turn = next_seat(move.seat)
+        closing = self.consecutive_passes == SEATS  # R17: the last of five is the MANGUNO
+        outcome = None
+        if closing:
+            self.outcome = RoundOutcome(ending=Ending.BLOCKED, manguno=move.seat)
+            self.turn = None
+            self._settle_if_counted()
+            outcome = self.outcome
+        return MoveReport(
+            index, move, self.ends, passebunge=passebunge, closing=closing,
+            last_mappano=self.last_mappano, outcome=outcome,
+        )
+
+    # -- blocked rounds: remaining pips ------------------------------------------------
+
+    def reveal(self, seat: int, *, tiles: Iterable[object] | None = None,
+               pips: object = None) -> None:
+        """Record ``seat``'s remaining tiles or remaining pip sum at a blocked round (R18, R33).
+
+        Raises ``reveal_invalid`` (R33) unless the round is blocked and the
+        reveal is possible: exactly 5 − played tiles, none played, none
+        revealed or declared by another seat, none carrying a final open
+        end's value; ``sleeping_tile_played`` / ``contradicts_pass`` (R32) for
+        a tile the first lead or the seat's own pass rules out; a pip sum
+        must be reachable by that many tiles the seat could hold. A seat with
+        a declared hand must agree with it (R31). Once every seat is known
+        the round is settled. The error carries the round and ``move`` None.
+        """
+        try:
+            self._reveal(check_seat(seat), tiles, pips)
+        except RefereeError as error:
+            raise error.at(round=self.number, move=None) from None
+
+    def _reveal(self, seat: int, tiles: Iterable[object] | None, pips: object) -> None:
+        if self.outcome is None or self.outcome.ending is not Ending.BLOCKED:
+            raise RevealInvalid(gettext_noop("reveals are only for a blocked round"))
+        if self.outcome.is_settled():
+            raise RevealInvalid(gettext_noop("every seat's remaining pips are already known"))
+        if seat in self.revealed or seat in self.pip_sums:
+            raise RevealInvalid(gettext_noop("seat %(seat)s has already revealed"), seat=seat)
+        if (tiles is None) == (pips is None):
+            raise RecordInvalid(gettext_noop("a reveal gives either tiles or a pip sum"), rule="R18")
+        count = self.tiles_left(seat)
+        if tiles is not None:
+            if not isinstance(tiles, (list, tuple)):
+                raise RecordInvalid(gettext_noop("revealed tiles must be a list"), rule="R18")
+            shown = tuple(Tile.parse(t) for t in tiles)
+            self._check_revealed_tiles(seat, shown, count)
+            self.revealed[seat] = shown
+        else:
+            if type(pips) is not int or pips < 0:
+                raise RecordInvalid(gettext_noop("a pip sum must be a whole number >= 0"), rule="R18")
+            self._check_pip_sum(seat, pips, count)
+            self.pip_sums[seat] = pips
+        self._settle_if_counted()
+
+    def _check_revealed_tiles(self, seat: int, shown: tuple[Tile, ...], count: int) -> None:
+        assert self.ends is not None
+        if len(set(shown)) != len(shown) or len(shown) != count:
+            raise RevealInvalid(
+                gettext_noop("seat %(seat)s must reveal exactly %(count)s distinct tiles"),
+                seat=seat, count=count,
+            )
+        if seat in self.hands:
+            remaining = self.hands[seat] - set(self.played)
+            if set(shown) != remaining:
+                raise RevealInvalid(
+                    gettext_noop("seat %(seat)s's reveal disagrees with its declared hand"),
+                    rule="R31", seat=seat,
+                )
+        others = self.declared_by_others(seat)
+        for tile in shown:
+            if tile in self.played:
+                raise RevealInvalid(gettext_noop("%(tile)s was played this round"), tile=str(tile))
+            if tile in others:
+                raise RevealInvalid(
+                    gettext_noop("%(tile)s is revealed or declared by another seat"), tile=str(tile)
+                )
+            if tile.carries_any(self.ends):
+                raise RevealInvalid(
+                    gettext_noop("%(tile)s matches a final open end, yet every seat passed on it"),
+                    tile=str(tile),
+                )
+        for tile in shown:
+            if tile in self.sleeping:
+                raise SleepingTilePlayed(
+                    gettext_noop("%(tile)s sleeps: the game's first lead asserted it was not dealt"),
+                    tile=str(tile), contradicts={"round": self.number, "move": 0},
+                )
+            contradicted = self._contradicted_pass(seat, tile)
+            if contradicted is not None:
+                raise ContradictsPass(
+                    gettext_noop("seat %(seat)s passed at move %(pass_move)s, so it cannot hold %(tile)s"),
+                    seat=seat, pass_move=contradicted.move, tile=str(tile),
+                    contradicts={"round": self.number, "move": contradicted.move},
+                )
+
+    def _check_pip_sum(self, seat: int, pips: int, count: int) -> None:
+        if seat in self.hands:
+            remaining = self.hands[seat] - set(self.played)
+            if sum(t.pips for t in remaining) != pips:
+                raise RevealInvalid(
+                    gettext_noop("seat %(seat)s's pip sum disagrees with its declared hand"),
+                    rule="R31", seat=seat,
+                )
+            return
+        if not _reachable(self.could_hold(seat), count, pips):
+            raise RevealInvalid(
+                gettext_noop("no %(count)s tiles seat %(seat)s could hold add up to %(pips)s pips"),
+                seat=seat, count=count, pips=pips,
+            )
+
+    def _remaining_pips_of(self, seat: int) -> int | None:
+        if seat in self.revealed:
+            return sum(t.pips for t in self.revealed[seat])
+        if seat in self.pip_sums:
+            return self.pip_sums[seat]
+        if seat in self.hands:
+            return sum(t.pips for t in self.hands[seat] if t not in self.played)
+        return None
+
+    def _settle_if_counted(self) -> None:
+        """Once every seat's remaining pips are known, name the winner (R18–R21)."""
+        assert self.outcome is not None and self.outcome.manguno is not None
+        remaining = [self._remaining_pips_of(s) for s in range(SEATS)]
+        if any(p is None for p in remaining):
+            return
+        # Every seat is known now: re-check pip sums against all revealed tiles (R33).
+        for seat, pips in sorted(self.pip_sums.items()):
+            self._check_pip_sum(seat, pips, self.tiles_left(seat))
+        pips_by_seat = tuple(p for p in remaining if p is not None)
+        manguno = self.outcome.manguno
+        mattikkeng = tuple(
+            s for s in range(SEATS) if s != manguno and pips_by_seat[s] <= pips_by_seat[manguno]
+        )  # R19
+        if mattikkeng:
+            # R20 Decision: lowest pips; on a tie, first clockwise from the seat after the MANGUNO.
+            order = [(manguno + k) % SEATS for k in range(1, SEATS)]
+            winner = min(
+                (s for s in order if s in mattikkeng),
+                key=lambda s: (pips_by_seat[s], order.index(s)),
+            )
+            cucuq = None  # R21
+        else:
+            winner = manguno
+            cucuq = seat_before(manguno)
+        self.outcome = RoundOutcome(
+            ending=Ending.BLOCKED, manguno=manguno, mattikkeng=mattikkeng,
+            cucuq=cucuq, winner=winner, remaining_pips=pips_by_seat,
+        )
+
+
+def _reachable(candidates: list[Tile], count: int, pips: int) -> bool:
+    """Whether exactly ``count`` distinct tiles of ``candidates`` add up to ``pips``."""
+    sums: list[set[int]] = [set() for _ in range(count + 1)]
+    sums[0].add(0)
+    for tile in candidates:
+        for k in range(count, 0, -1):
+            sums[k] |= {s + tile.pips for s in sums[k - 1] if s + tile.pips <= pips}
+    return pips in sums[count]
+
+
+def _get(data: object, key: str) -> object:
+    if not isinstance(data, Mapping):
+        raise RecordInvalid(gettext_noop("a move must be an object"), rule="R3")
+    return data.get(key)
+
+
+def _move_parts(raw: Move | Mapping[str, Any]) -> tuple[str, object, int | None]:
+    """Split a move into (``"play"``/``"pass"``, raw tile, on), or raise ``record_invalid``."""
+    if isinstance(raw, Play):
+        return "play", raw.tile, raw.on
+    if isinstance(raw, Pass):
+        return "pass", None, None
+    unknown = sorted(set(raw) - _MOVE_KEYS)
+    if unknown:
+        raise RecordInvalid(gettext_noop("a move has no field %(key)s"), key=unknown[0])
+    if "pass" in raw:
+        if raw["pass"] is not True or "tile" in raw or "on" in raw:
+            raise RecordInvalid(
+                gettext_noop('a pass is {"seat": s, "pass": true} with no tile or on')
+            )
+        return "pass", None, None
+    if "tile" not in raw:
+        raise RecordInvalid(gettext_noop("a move is either a play (with a tile) or a pass"))
+    on = raw.get("on")
+    if on is not None and type(on) is not int:
+        raise RecordInvalid(gettext_noop("on must be the whole-number value of an open end"),
+                            rule="R11")
+    return "play", raw["tile"], on
