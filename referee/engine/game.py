@@ -131,15 +131,20 @@ class Game:
         self.rounds.append(game_round)
         return game_round
 
-    def push(self, move: Move | Mapping[str, Any]) -> GameMoveReport:
+    def push(
+        self, move: Move | Mapping[str, Any], *, within: GameRound | None = None
+    ) -> GameMoveReport:
         """Apply a move to the round in play, starting a new round if the last is settled.
+
+        With ``within`` (a record's round) the move belongs to that round and
+        never starts another: after its end it is ``round_over`` (R30).
 
         Moves stones at a pass (R23a) and at the end of a round (R23b–d), then
         checks for a CAMAT (R24–R25). Raises the round's ``RefereeError``s
         (see ``Round.push``) and ``round_over`` while a blocked round waits for
         its reveals; nothing changes when it raises.
         """
-        game_round = self.current
+        game_round = within or self.current
         begun = game_round is None
         if game_round is None:
             game_round = self.begin_round()
@@ -187,15 +192,26 @@ class Game:
         Raises ``reveal_invalid`` when no round waits for reveals.
         """
         game_round = self.current
+        if game_round is None and self.rounds and self._accepts_confirmation(seat):
+            game_round = self.rounds[-1]  # a declared seat confirming its remainder (R31)
         if game_round is None:
             number = self.rounds[-1].round.number if self.rounds else 1
             raise RevealInvalid(gettext_noop("no blocked round is waiting for reveals")).at(
                 round=number
             )
+        was_settled = game_round.round.is_settled()
         game_round.round.reveal(seat, tiles=tiles, pips=pips)
-        if game_round.round.is_settled():
+        if not was_settled and game_round.round.is_settled():
             return tuple(self._settle(game_round))
         return ()
+
+    def _accepts_confirmation(self, seat: int) -> bool:
+        """Whether the last round is blocked and settled, and ``seat`` declared its hand."""
+        last = self.rounds[-1].round
+        return (
+            last.is_settled() and last.outcome is not None and last.outcome.manguno is not None
+            and seat in last.hands and seat not in last.revealed and seat not in last.pip_sums
+        )
 
     def _settle(self, game_round: GameRound) -> list[Transfer]:
         outcome = game_round.round.outcome

@@ -108,7 +108,7 @@ def _replay_round(game: Game, game_round: GameRound, data: object) -> None:
     for seat in sorted(hands):  # declared hands before the moves (R34)
         game_round.round.declare(seat, hands[seat])
     for move in moves:
-        game.push(move)
+        game.push(move, within=game_round)
     for seat in range(SEATS):  # reveals after the moves, seat 0 to 4 (R34)
         if seat in reveal and seat in pips:
             raise RevealInvalid(

@@ -534,8 +534,6 @@ class Round:
     def _reveal(self, seat: int, tiles: Iterable[object] | None, pips: object) -> None:
         if self.outcome is None or self.outcome.ending is not Ending.BLOCKED:
             raise RevealInvalid(gettext_noop("reveals are only for a blocked round"))
-        if self.outcome.is_settled():
-            raise RevealInvalid(gettext_noop("every seat's remaining pips are already known"))
         if seat in self.revealed or seat in self.pip_sums:
             raise RevealInvalid(gettext_noop("seat %(seat)s has already revealed"), seat=seat)
         if (tiles is None) == (pips is None):
@@ -552,7 +550,8 @@ class Round:
                 raise RecordInvalid(gettext_noop("a pip sum must be a whole number >= 0"), rule="R18")
             self._check_pip_sum(seat, pips, count)
             self.pip_sums[seat] = pips
-        self._settle_if_counted()
+        if not self.outcome.is_settled():  # a declared seat may confirm after settling (R31)
+            self._settle_if_counted()
 
     def _check_revealed_tiles(self, seat: int, shown: tuple[Tile, ...], count: int) -> None:
         assert self.ends is not None
