@@ -1,0 +1,48 @@
+# Developer and CI entry points. `make run` and `make test` build .venv on first use.
+PORT ?= 8000
+VENV := .venv
+PY := $(VENV)/bin/python
+MANAGE := $(PY) manage.py
+STAMP := $(VENV)/.installed
+# The first interpreter that is Python >= 3.11 (a pyenv shim may exist without its version).
+PYTHON_BOOT := $(shell for p in python3.11 python3; do \
+	$$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
+
+.PHONY: run test lint schema schema-check install clean
+
+install: $(STAMP)
+
+$(PY):
+	@test -n "$(PYTHON_BOOT)" || { echo "make: need Python >= 3.11 (python3.11 or python3)" >&2; exit 1; }
+	$(PYTHON_BOOT) -m venv $(VENV)
+
+# Re-install whenever pyproject.toml is newer than the last install.
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+run: $(STAMP)
+	$(MANAGE) migrate
+	$(MANAGE) runserver 127.0.0.1:$(PORT)
+
+test: $(STAMP)
+	$(MANAGE) check
+	$(MANAGE) makemigrations --check --dry-run
+	$(VENV)/bin/ruff check .
+	$(MAKE) --no-print-directory schema-check
+	scripts/with-postgres $(VENV)/bin/pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy referee scoring config
+
+# Writes the OpenAPI schema to openapi.yaml (not committed) and validates it.
+schema: $(STAMP)
+	$(MANAGE) spectacular --validate --fail-on-warn --file openapi.yaml
+
+schema-check: $(STAMP)
+	$(MANAGE) spectacular --validate --fail-on-warn --file /dev/null
+
+clean:
+	rm -rf $(VENV) openapi.yaml .pytest_cache .ruff_cache .mypy_cache .hypothesis

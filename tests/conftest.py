@@ -1,0 +1,35 @@
+"""Fixtures shared by the whole suite: the worked scenarios of tests/data/scenarios."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DATA_DIR = Path(__file__).parent / "data"
+SCENARIO_PATHS = sorted((DATA_DIR / "scenarios").glob("*.json"))
+# An empty list would turn every scenario test into a silent skip.
+assert SCENARIO_PATHS, f"no worked scenarios in {DATA_DIR / 'scenarios'}"
+
+
+def _load(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((DATA_DIR / "scenarios" / f"{name}.json").read_text())
+    return data
+
+
+@pytest.fixture(params=[path.stem for path in SCENARIO_PATHS])
+def worked_scenario(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """Each worked scenario in turn: ``{"description", "record", "expect"}``.
+
+    ``expect`` is a full result, or an error object (``code``, ``rule``, ``round``, ``move``).
+    """
+    return _load(request.param)
+
+
+@pytest.fixture
+def load_scenario() -> Callable[[str], dict[str, Any]]:
+    """Load one scenario by its file stem, e.g. ``load_scenario("01_plain_finish")``."""
+    return _load
