@@ -80,6 +80,23 @@ class Game:
         self.camat: int | None = None
         self.next_leader: int | None = None
         self.rounds: list[GameRound] = []
+        self.rounds_before = 0  # rounds settled before ``rounds`` begins (see ``resume``)
+
+    @classmethod
+    def resume(cls, rules: RuleSet, standing: Standing, *, rounds_played: int) -> Game:
+        """A game continued after ``rounds_played`` settled rounds left ``standing`` (R27).
+
+        Folding only the rounds after a cached standing gives the same state
+        as folding the whole game, at a cost that does not grow with it.
+        """
+        game = cls(rules)
+        game.ledger = Ledger(
+            total=rules.starting_stones, table=standing.table, stones=list(standing.stones)
+        )
+        game.camat = standing.camat
+        game.next_leader = standing.next_leader
+        game.rounds_before = rounds_played
+        return game
 
     # -- questions -------------------------------------------------------------------
 
@@ -114,19 +131,19 @@ class Game:
         and ``record_invalid`` while the last round is still in play.
         """
         last = self.rounds[-1].round if self.rounds else None
+        number = self.rounds_before + len(self.rounds) + 1
         if last is not None and not last.is_settled():
-            number = len(self.rounds) + 1
             if last.is_over():
                 raise RoundOver(
                     gettext_noop("round %(previous)s is blocked: reveal the remaining pips first"),
-                    rule="R18", previous=last.number,
+                    rule="R18",
+                    previous=last.number,
                 ).at(round=number)
             raise RecordInvalid(
                 gettext_noop("round %(previous)s is still in play"), previous=last.number
             ).at(round=number)
         game_round = GameRound(
-            Round(number=len(self.rounds) + 1, rules=self.rules,
-                  expected_leader=self.expected_leader())
+            Round(number=number, rules=self.rules, expected_leader=self.expected_leader())
         )
         self.rounds.append(game_round)
         return game_round
@@ -158,8 +175,13 @@ class Game:
         if report.move.is_pass:
             assert report.last_mappano is not None
             transfers = pass_award(
-                self.ledger, self.rules, seat=report.move.seat, passebunge=report.passebunge,
-                closing=report.closing, last_mappano=report.last_mappano, move=report.index,
+                self.ledger,
+                self.rules,
+                seat=report.move.seat,
+                passebunge=report.passebunge,
+                closing=report.closing,
+                last_mappano=report.last_mappano,
+                move=report.index,
             )
             game_round.transfers.extend(transfers)
         settled = False
@@ -184,8 +206,9 @@ class Game:
                 self.rounds.pop()
             raise error.at(round=game_round.round.number) from None
 
-    def reveal(self, seat: int, *, tiles: Iterable[object] | None = None,
-               pips: object = None) -> tuple[Transfer, ...]:
+    def reveal(
+        self, seat: int, *, tiles: Iterable[object] | None = None, pips: object = None
+    ) -> tuple[Transfer, ...]:
         """Record a seat's remaining tiles or pips at a blocked round (R18, R33).
 
         Returns the end-of-round transfers once the last seat is known.
@@ -195,7 +218,7 @@ class Game:
         if game_round is None and self.rounds and self._accepts_confirmation(seat):
             game_round = self.rounds[-1]  # a declared seat confirming its remainder (R31)
         if game_round is None:
-            number = self.rounds[-1].round.number if self.rounds else 1
+            number = self.rounds[-1].round.number if self.rounds else self.rounds_before + 1
             raise RevealInvalid(gettext_noop("no blocked round is waiting for reveals")).at(
                 round=number
             )
@@ -209,8 +232,12 @@ class Game:
         """Whether the last round is blocked and settled, and ``seat`` declared its hand."""
         last = self.rounds[-1].round
         return (
-            last.is_settled() and last.outcome is not None and last.outcome.manguno is not None
-            and seat in last.hands and seat not in last.revealed and seat not in last.pip_sums
+            last.is_settled()
+            and last.outcome is not None
+            and last.outcome.manguno is not None
+            and seat in last.hands
+            and seat not in last.revealed
+            and seat not in last.pip_sums
         )
 
     def _settle(self, game_round: GameRound) -> list[Transfer]:
@@ -227,4 +254,3 @@ class Game:
             self.ledger.table, tuple(self.ledger.stones), self.camat, self.next_leader
         )
         return transfers
-

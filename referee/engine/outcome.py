@@ -48,7 +48,7 @@ class RoundOutcome:
 
     @property
     def named(self) -> tuple[str, ...]:
-        """The named outcomes, upper case as the table calls them (e.g. ``("FIRST CAPPU", "CEKI")``)."""
+        """The named outcomes as the table calls them, e.g. ``("FIRST CAPPU", "CEKI", "CUCUQ")``."""
         names: list[str] = []
         if self.ending is Ending.CAPPU:
             names.append("FIRST CAPPU")

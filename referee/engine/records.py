@@ -126,14 +126,16 @@ def _seat_map(raw: object, field: str, number: int) -> dict[int, Any]:
         return {}
     if not isinstance(raw, Mapping):
         raise RecordInvalid(
-            gettext_noop("%(field)s must map seats \"0\" to \"4\" to values"), field=field
+            gettext_noop('%(field)s must map seats "0" to "4" to values'), field=field
         ).at(round=number)
     result: dict[int, Any] = {}
     for key, value in raw.items():
         if key not in {str(s) for s in range(SEATS)}:
             raise RecordInvalid(
-                gettext_noop("%(field)s names seat %(seat)s: seats are \"0\" to \"4\""),
-                rule="R3", field=field, seat=repr(key),
+                gettext_noop('%(field)s names seat %(seat)s: seats are "0" to "4"'),
+                rule="R3",
+                field=field,
+                seat=repr(key),
             ).at(round=number)
         result[int(key)] = value
     return result
@@ -150,22 +152,25 @@ def result_of(game: Game) -> dict[str, Any]:
         if after is None:
             after = game.standing()
         leader = rnd.leader if rnd.leader is not None else rnd.expected_leader
-        rounds.append({
-            "number": rnd.number,
-            "leader": leader,
-            "ending": outcome.ending.value if outcome else None,
-            "finish": outcome.finish.value if outcome and outcome.finish else None,
-            "first_cappu": outcome.first_cappu if outcome else None,
-            "manguno": outcome.manguno if outcome else None,
-            "mattikkeng": list(outcome.mattikkeng) if outcome else [],
-            "cucuq": outcome.cucuq if outcome else None,
-            "winner": outcome.winner if outcome else None,
-            "remaining_pips": list(outcome.remaining_pips)
-            if outcome and outcome.remaining_pips is not None else None,
-            "transfers": [t.to_dict() for t in game_round.transfers],
-            "camat_elected": game_round.camat_elected,
-            "after": after.to_dict(),
-        })
+        rounds.append(
+            {
+                "number": rnd.number,
+                "leader": leader,
+                "ending": outcome.ending.value if outcome else None,
+                "finish": outcome.finish.value if outcome and outcome.finish else None,
+                "first_cappu": outcome.first_cappu if outcome else None,
+                "manguno": outcome.manguno if outcome else None,
+                "mattikkeng": list(outcome.mattikkeng) if outcome else [],
+                "cucuq": outcome.cucuq if outcome else None,
+                "winner": outcome.winner if outcome else None,
+                "remaining_pips": list(outcome.remaining_pips)
+                if outcome and outcome.remaining_pips is not None
+                else None,
+                "transfers": [t.to_dict() for t in game_round.transfers],
+                "camat_elected": game_round.camat_elected,
+                "after": after.to_dict(),
+            }
+        )
     return {"format": RESULT_FORMAT, "rounds": rounds}
 
 
@@ -186,7 +191,8 @@ def export_record(game: Game, players: tuple[str, ...] | list[str]) -> dict[str,
         data: dict[str, Any] = {"moves": [m.to_dict() for m in rnd.moves]}
         if rnd.hands:
             data["hands"] = {
-                str(seat): [str(t) for t in sorted(hand)] for seat, hand in sorted(rnd.hands.items())
+                str(seat): [str(t) for t in sorted(hand)]
+                for seat, hand in sorted(rnd.hands.items())
             }
         if rnd.revealed:
             data["reveal"] = {

@@ -80,8 +80,11 @@ class MoveReport:
 def check_seat(seat: object) -> int:
     """Return ``seat`` if it is a seat number 0–4, else raise ``record_invalid`` (R3)."""
     if type(seat) is not int or not 0 <= seat < SEATS:
-        raise RecordInvalid(gettext_noop("seat must be a whole number 0 to 4, not %(seat)s"),
-                            rule="R3", seat=repr(seat))
+        raise RecordInvalid(
+            gettext_noop("seat must be a whole number 0 to 4, not %(seat)s"),
+            rule="R3",
+            seat=repr(seat),
+        )
     return seat
 
 
@@ -181,24 +184,32 @@ class Round:
         """The open-end values ``seat`` passed on this round: it holds none of them (R32)."""
         return frozenset(v for p in self.passes if p.seat == seat for v in p.ends)
 
-    def could_hold(self, seat: int) -> list[Tile]:
+    def could_hold(self, seat: int, *, hidden: bool = False) -> list[Tile]:
         """Tiles ``seat`` may still hold as far as the table knows (R31–R33).
 
         Not played this round, not declared or revealed by another seat, not
         asserted sleeping by the first lead, carrying no value the seat passed
-        on; with a declared hand, only its unplayed tiles.
+        on; with a declared hand, only its unplayed tiles. With ``hidden``
+        the declared hands are left out of the reckoning (what a phone that
+        may not read them can be shown).
         """
-        if seat in self.hands:
+        if hidden:
+            excluded: frozenset[Tile] = frozenset()
+        elif seat in self.hands:
             return sorted(t for t in self.hands[seat] if t not in self.played)
-        excluded = self.declared_by_others(seat)
+        else:
+            excluded = self.declared_by_others(seat)
         passed = self.passed_values(seat)
         return [
-            t for t in ALL_TILES
-            if t not in self.played and t not in excluded and t not in self.sleeping
+            t
+            for t in ALL_TILES
+            if t not in self.played
+            and t not in excluded
+            and t not in self.sleeping
             and not t.carries_any(passed)
         ]
 
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self, *, hidden: bool = False) -> list[Move]:
         """The moves the seat whose turn it is could make, given what is known.
 
         For a lead: a first-lead double in the game's first round (R5), any
@@ -209,11 +220,11 @@ class Round:
         """
         if self.outcome is not None or self.turn is None:
             return []
-        return self.legal_moves_for(self.turn)
+        return self.legal_moves_for(self.turn, hidden=hidden)
 
-    def legal_moves_for(self, seat: int) -> list[Move]:
+    def legal_moves_for(self, seat: int, *, hidden: bool = False) -> list[Move]:
         """Like ``legal_moves`` for a given seat on its turn (or any seat before the first lead)."""
-        candidates = self.could_hold(seat)
+        candidates = self.could_hold(seat, hidden=hidden)
         moves: list[Move] = []
         if self.ends is None:
             for tile in candidates:
@@ -228,11 +239,11 @@ class Round:
             for value in sorted({left, right}):
                 if tile.carries(value):
                     moves.append(Play(seat, tile, value))
-        if seat not in self.hands or not any(isinstance(m, Play) for m in moves):
+        if hidden or seat not in self.hands or not any(isinstance(m, Play) for m in moves):
             moves.append(Pass(seat))
         return moves
 
-    def playable_tiles(self) -> dict[int, list[Tile]]:
+    def playable_tiles(self, *, hidden: bool = False) -> dict[int, list[Tile]]:
         """For each open end's value, the tiles that can still legally go on it now.
 
         Keys are the distinct open-end values (one key when both ends show the
@@ -241,7 +252,7 @@ class Round:
         if self.ends is None or self.outcome is not None or self.turn is None:
             return {}
         result: dict[int, list[Tile]] = {v: [] for v in sorted(set(self.ends))}
-        for move in self.legal_moves():
+        for move in self.legal_moves(hidden=hidden):
             if isinstance(move, Play) and move.on is not None:
                 result[move.on].append(move.tile)
         return result
@@ -262,7 +273,9 @@ class Round:
         hand = [Tile.parse(t) for t in tiles]
         if len(hand) != TILES_PER_HAND or len(set(hand)) != TILES_PER_HAND:
             raise RecordInvalid(
-                gettext_noop("seat %(seat)s must declare five distinct tiles"), rule="R31", seat=seat
+                gettext_noop("seat %(seat)s must declare five distinct tiles"),
+                rule="R31",
+                seat=seat,
             )
         if seat in self.hands:
             raise RecordInvalid(
@@ -273,7 +286,9 @@ class Round:
             if common:
                 raise RecordInvalid(
                     gettext_noop("%(tile)s is already declared by seat %(other)s"),
-                    rule="R31", tile=str(common[0]), other=other,
+                    rule="R31",
+                    tile=str(common[0]),
+                    other=other,
                 )
         if not self.moves:
             self.hands[seat] = frozenset(hand)
@@ -319,7 +334,8 @@ class Round:
             if self.expected_leader is not None and seat != self.expected_leader:
                 raise WrongLeader(
                     gettext_noop("seat %(leader)s leads this round, not seat %(seat)s"),
-                    leader=self.expected_leader, seat=seat,
+                    leader=self.expected_leader,
+                    seat=seat,
                 )
             if kind == "pass":
                 raise OpeningTileInvalid(
@@ -332,7 +348,8 @@ class Round:
         if seat != self.turn:
             raise NotYourTurn(
                 gettext_noop("it is seat %(turn)s's turn, not seat %(seat)s's"),
-                turn=self.turn, seat=seat,
+                turn=self.turn,
+                seat=seat,
             )
         if kind == "pass":
             self._check_pass(seat)
@@ -348,12 +365,14 @@ class Round:
             if tile not in doubles:
                 raise OpeningTileInvalid(
                     gettext_noop("the game's first lead must be one of %(doubles)s, not %(tile)s"),
-                    doubles=", ".join(str(d) for d in doubles), tile=str(tile),
+                    doubles=", ".join(str(d) for d in doubles),
+                    tile=str(tile),
                 )
             if doubles.index(tile) > MAX_SLEEPING:
                 raise OpeningTileInvalid(
                     gettext_noop("leading %(tile)s would make more than 3 tiles sleep"),
-                    rule="R40", tile=str(tile),
+                    rule="R40",
+                    tile=str(tile),
                 )
         self._check_in_hand(move.seat, tile)
         if self.is_first_of_game:
@@ -362,34 +381,41 @@ class Round:
                 held = [d for d in higher if d in hand]
                 if held:
                     raise OpeningTileInvalid(
-                        gettext_noop("seat %(holder)s declared %(double)s, which leads before %(tile)s"),
-                        rule="R31", holder=seat, double=str(held[0]), tile=str(tile),
+                        gettext_noop(
+                            "seat %(holder)s declared %(double)s, which leads before %(tile)s"
+                        ),
+                        rule="R31",
+                        holder=seat,
+                        double=str(held[0]),
+                        tile=str(tile),
                     )
 
     def _check_in_hand(self, seat: int, tile: Tile) -> None:
         if seat in self.hands and tile not in self.hands[seat]:
             raise TileNotInHand(
                 gettext_noop("%(tile)s is not in seat %(seat)s's declared hand"),
-                tile=str(tile), seat=seat,
+                tile=str(tile),
+                seat=seat,
             )
         for other, hand in self.hands.items():
             if other != seat and tile in hand:
                 raise TileNotInHand(
                     gettext_noop("%(tile)s is in seat %(other)s's declared hand"),
-                    tile=str(tile), other=other,
+                    tile=str(tile),
+                    other=other,
                 )
 
     def _check_pass(self, seat: int) -> None:
         assert self.ends is not None
         if seat in self.hands:
             playable = sorted(
-                t for t in self.hands[seat]
-                if t not in self.played and t.carries_any(self.ends)
+                t for t in self.hands[seat] if t not in self.played and t.carries_any(self.ends)
             )
             if playable:
                 raise PassWithPlayableTile(
                     gettext_noop("seat %(seat)s holds %(tile)s, which matches an open end"),
-                    seat=seat, tile=str(playable[0]),
+                    seat=seat,
+                    tile=str(playable[0]),
                 )
 
     def _check_play(self, seat: int, tile: Tile, on: int | None) -> int:
@@ -404,19 +430,28 @@ class Round:
         if not matching:
             raise TileDoesNotMatch(
                 gettext_noop("%(tile)s matches neither open end (%(left)s, %(right)s)"),
-                tile=str(tile), left=left, right=right,
+                tile=str(tile),
+                left=left,
+                right=right,
             )
         if on is not None:
             if on not in (left, right) or not tile.carries(on):
                 raise EndMismatch(
-                    gettext_noop("%(tile)s cannot go on %(on)s: the open ends are %(left)s and %(right)s"),
-                    tile=str(tile), on=on, left=left, right=right,
+                    gettext_noop(
+                        "%(tile)s cannot go on %(on)s: the open ends are %(left)s and %(right)s"
+                    ),
+                    tile=str(tile),
+                    on=on,
+                    left=left,
+                    right=right,
                 )
             placed_on = on
         elif len(matching) == 2:
             raise EndRequired(
                 gettext_noop("%(tile)s fits both open ends (%(left)s, %(right)s): say which (on)"),
-                tile=str(tile), left=left, right=right,
+                tile=str(tile),
+                left=left,
+                right=right,
             )
         else:
             placed_on = matching[0]
@@ -424,14 +459,20 @@ class Round:
         if tile in self.sleeping:
             raise SleepingTilePlayed(
                 gettext_noop("%(tile)s sleeps: the game's first lead asserted it was not dealt"),
-                tile=str(tile), contradicts={"round": self.number, "move": 0},
+                tile=str(tile),
+                contradicts={"round": self.number, "move": 0},
             )
         contradicted = self._contradicted_pass(seat, tile)
         if contradicted is not None:
             raise ContradictsPass(
-                gettext_noop("seat %(seat)s passed on %(ends)s at move %(pass_move)s, so it cannot hold %(tile)s"),
-                seat=seat, ends="/".join(str(v) for v in sorted(set(contradicted.ends))),
-                pass_move=contradicted.move, tile=str(tile),
+                gettext_noop(
+                    "seat %(seat)s passed on %(ends)s at move %(pass_move)s, "
+                    "so it cannot hold %(tile)s"
+                ),
+                seat=seat,
+                ends="/".join(str(v) for v in sorted(set(contradicted.ends))),
+                pass_move=contradicted.move,
+                tile=str(tile),
                 contradicts={"round": self.number, "move": contradicted.move},
             )
         return placed_on
@@ -482,13 +523,20 @@ class Round:
             if mappakuling:
                 finish = Finish.POLLO if tile.is_double() else Finish.CEKI  # R15, R16
             outcome = RoundOutcome(
-                ending=Ending.CAPPU, finish=finish, first_cappu=move.seat,
-                cucuq=seat_before(move.seat), winner=move.seat,  # R21
+                ending=Ending.CAPPU,
+                finish=finish,
+                first_cappu=move.seat,
+                cucuq=seat_before(move.seat),
+                winner=move.seat,  # R21
             )
             self.outcome = outcome
             self.turn = None
         return MoveReport(
-            index, move, self.ends, mappakuling=mappakuling, last_mappano=move.seat,
+            index,
+            move,
+            self.ends,
+            mappakuling=mappakuling,
+            last_mappano=move.seat,
             outcome=outcome,
         )
 
@@ -507,14 +555,20 @@ class Round:
             self._settle_if_counted()
             outcome = self.outcome
         return MoveReport(
-            index, move, self.ends, passebunge=passebunge, closing=closing,
-            last_mappano=self.last_mappano, outcome=outcome,
+            index,
+            move,
+            self.ends,
+            passebunge=passebunge,
+            closing=closing,
+            last_mappano=self.last_mappano,
+            outcome=outcome,
         )
 
     # -- blocked rounds: remaining pips ------------------------------------------------
 
-    def reveal(self, seat: int, *, tiles: Iterable[object] | None = None,
-               pips: object = None) -> None:
+    def reveal(
+        self, seat: int, *, tiles: Iterable[object] | None = None, pips: object = None
+    ) -> None:
         """Record ``seat``'s remaining tiles or remaining pip sum at a blocked round (R18, R33).
 
         Raises ``reveal_invalid`` (R33) unless the round is blocked and the
@@ -537,7 +591,9 @@ class Round:
         if seat in self.revealed or seat in self.pip_sums:
             raise RevealInvalid(gettext_noop("seat %(seat)s has already revealed"), seat=seat)
         if (tiles is None) == (pips is None):
-            raise RecordInvalid(gettext_noop("a reveal gives either tiles or a pip sum"), rule="R18")
+            raise RecordInvalid(
+                gettext_noop("a reveal gives either tiles or a pip sum"), rule="R18"
+            )
         count = self.tiles_left(seat)
         if tiles is not None:
             if not isinstance(tiles, (list, tuple)):
@@ -547,7 +603,9 @@ class Round:
             self.revealed[seat] = shown
         else:
             if type(pips) is not int or pips < 0:
-                raise RecordInvalid(gettext_noop("a pip sum must be a whole number >= 0"), rule="R18")
+                raise RecordInvalid(
+                    gettext_noop("a pip sum must be a whole number >= 0"), rule="R18"
+                )
             self._check_pip_sum(seat, pips, count)
             self.pip_sums[seat] = pips
         if not self.outcome.is_settled():  # a declared seat may confirm after settling (R31)
@@ -558,14 +616,16 @@ class Round:
         if len(set(shown)) != len(shown) or len(shown) != count:
             raise RevealInvalid(
                 gettext_noop("seat %(seat)s must reveal exactly %(count)s distinct tiles"),
-                seat=seat, count=count,
+                seat=seat,
+                count=count,
             )
         if seat in self.hands:
             remaining = self.hands[seat] - set(self.played)
             if set(shown) != remaining:
                 raise RevealInvalid(
                     gettext_noop("seat %(seat)s's reveal disagrees with its declared hand"),
-                    rule="R31", seat=seat,
+                    rule="R31",
+                    seat=seat,
                 )
         others = self.declared_by_others(seat)
         for tile in shown:
@@ -583,14 +643,21 @@ class Round:
         for tile in shown:
             if tile in self.sleeping:
                 raise SleepingTilePlayed(
-                    gettext_noop("%(tile)s sleeps: the game's first lead asserted it was not dealt"),
-                    tile=str(tile), contradicts={"round": self.number, "move": 0},
+                    gettext_noop(
+                        "%(tile)s sleeps: the game's first lead asserted it was not dealt"
+                    ),
+                    tile=str(tile),
+                    contradicts={"round": self.number, "move": 0},
                 )
             contradicted = self._contradicted_pass(seat, tile)
             if contradicted is not None:
                 raise ContradictsPass(
-                    gettext_noop("seat %(seat)s passed at move %(pass_move)s, so it cannot hold %(tile)s"),
-                    seat=seat, pass_move=contradicted.move, tile=str(tile),
+                    gettext_noop(
+                        "seat %(seat)s passed at move %(pass_move)s, so it cannot hold %(tile)s"
+                    ),
+                    seat=seat,
+                    pass_move=contradicted.move,
+                    tile=str(tile),
                     contradicts={"round": self.number, "move": contradicted.move},
                 )
 
@@ -600,13 +667,16 @@ class Round:
             if sum(t.pips for t in remaining) != pips:
                 raise RevealInvalid(
                     gettext_noop("seat %(seat)s's pip sum disagrees with its declared hand"),
-                    rule="R31", seat=seat,
+                    rule="R31",
+                    seat=seat,
                 )
             return
         if not _reachable(self.could_hold(seat), count, pips):
             raise RevealInvalid(
                 gettext_noop("no %(count)s tiles seat %(seat)s could hold add up to %(pips)s pips"),
-                seat=seat, count=count, pips=pips,
+                seat=seat,
+                count=count,
+                pips=pips,
             )
 
     def _remaining_pips_of(self, seat: int) -> int | None:
@@ -644,8 +714,12 @@ class Round:
             winner = manguno
             cucuq = seat_before(manguno)
         self.outcome = RoundOutcome(
-            ending=Ending.BLOCKED, manguno=manguno, mattikkeng=mattikkeng,
-            cucuq=cucuq, winner=winner, remaining_pips=pips_by_seat,
+            ending=Ending.BLOCKED,
+            manguno=manguno,
+            mattikkeng=mattikkeng,
+            cucuq=cucuq,
+            winner=winner,
+            remaining_pips=pips_by_seat,
         )
 
 
@@ -684,6 +758,7 @@ def _move_parts(raw: Move | Mapping[str, Any]) -> tuple[str, object, int | None]
         raise RecordInvalid(gettext_noop("a move is either a play (with a tile) or a pass"))
     on = raw.get("on")
     if on is not None and type(on) is not int:
-        raise RecordInvalid(gettext_noop("on must be the whole-number value of an open end"),
-                            rule="R11")
+        raise RecordInvalid(
+            gettext_noop("on must be the whole-number value of an open end"), rule="R11"
+        )
     return "play", raw["tile"], on

@@ -8,6 +8,7 @@ matches an open end if it holds one (R8) and passes otherwise (R9).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from referee.engine.game import Game
@@ -65,29 +66,25 @@ def random_record(
         else:
             lead = rng.choice(sorted(hands[leader]))
         moves: list[dict[str, Any]] = data["moves"]
-
-        def push(move: dict[str, Any]) -> None:
-            game.push(move)
-            moves.append(move)
-
+        push = _pusher(game, moves)
         push({"seat": leader, "tile": write(lead)})
         hands[leader].discard(lead)
         current = game.rounds[-1].round
         while not current.is_over() and (stop_after is None or len(moves) < stop_after):
-            seat = current.turn
-            assert seat is not None and current.ends is not None
-            playable = sorted(t for t in hands[seat] if t.carries_any(current.ends))
+            turn = current.turn
+            assert turn is not None and current.ends is not None
+            playable = sorted(t for t in hands[turn] if t.carries_any(current.ends))
             if not playable:
-                push({"seat": seat, "pass": True})
+                push({"seat": turn, "pass": True})
                 continue
             tile = rng.choice(playable)
             ends = sorted({v for v in current.ends if tile.carries(v)})
             on = rng.choice(ends)
-            move: dict[str, Any] = {"seat": seat, "tile": write(tile)}
+            move: dict[str, Any] = {"seat": turn, "tile": write(tile)}
             if len(ends) == 2 or rng.random() < 0.3:
                 move["on"] = on  # required when the tile fits two different ends (R11)
             push(move)
-            hands[seat].discard(tile)
+            hands[turn].discard(tile)
         if current.is_waiting_for_reveals():
             reveal: dict[str, list[str]] = {}
             pips: dict[str, int] = {}
@@ -113,12 +110,22 @@ def random_record(
     }
 
 
+def _pusher(game: Game, moves: list[dict[str, Any]]) -> Callable[[dict[str, Any]], None]:
+    """Push a move to ``game`` and, once accepted, write it into ``moves``."""
+
+    def push(move: dict[str, Any]) -> None:
+        game.push(move)
+        moves.append(move)
+
+    return push
+
+
 def _deal(rng: random.Random, rules: RuleSet, *, first: bool) -> list[set[Tile]]:
     """Five hands of five (R4); for a first round, one that holds a first-lead double (R5)."""
     while True:
         tiles = list(ALL_TILES)
         rng.shuffle(tiles)
-        hands = [set(tiles[i * TILES_PER_HAND:(i + 1) * TILES_PER_HAND]) for i in range(SEATS)]
+        hands = [set(tiles[i * TILES_PER_HAND : (i + 1) * TILES_PER_HAND]) for i in range(SEATS)]
         if not first:
             return hands
         dealt = [d for d in rules.first_lead_doubles if any(d in h for h in hands)]

@@ -23,9 +23,7 @@ from referee.engine.rules import RuleSet
 from referee.engine.simulation import random_record
 from referee.engine.tiles import Tile
 
-SETTINGS = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 rule_sets = st.builds(
     RuleSet,
@@ -205,7 +203,8 @@ def _mutate(record: dict, kind: str, rng: random.Random) -> tuple[dict, set[str]
     ends = game.rounds[-1].round.ends
     assert ends is not None
     candidates = [
-        t for t in (Tile(a, b) for a in range(7) for b in range(a, 7))
+        t
+        for t in (Tile(a, b) for a in range(7) for b in range(a, 7))
         if t not in played and not t.carries_any(ends)
     ]
     if not candidates:

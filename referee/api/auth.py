@@ -1,0 +1,93 @@
+"""Who is calling: organisers (Django users) and phones (table tokens scoped to one game).
+
+A phone sends ``Authorization: Table <key>``; the key was handed out once by
+``POST /api/v1/join/`` and only its SHA-256 is stored. Organisers use the
+session (browser) or ``Authorization: Token <key>`` (scripts, DRF authtoken).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from rest_framework import authentication, exceptions, permissions
+from rest_framework.request import Request
+
+from referee.models import Game, TableToken, hash_token
+from referee.services import Actor
+
+TABLE_KEYWORD = "Table"
+
+
+class TableTokenAuthentication(authentication.BaseAuthentication):
+    """``Authorization: Table <key>`` → (anonymous user, the game's ``TableToken``)."""
+
+    def authenticate(self, request: Request) -> tuple[AnonymousUser, TableToken] | None:
+        header = authentication.get_authorization_header(request).split()
+        if not header or header[0].decode(errors="replace") != TABLE_KEYWORD:
+            return None
+        if len(header) != 2:
+            raise exceptions.AuthenticationFailed("Invalid table token header.")
+        key = header[1].decode(errors="replace")
+        token = (
+            TableToken.objects.filter(key_hash=hash_token(key), revoked_at__isnull=True)
+            .select_related("game")
+            .first()
+        )
+        if token is None:
+            raise exceptions.AuthenticationFailed("Invalid or revoked table token.")
+        return AnonymousUser(), token
+
+    def authenticate_header(self, request: Request) -> str:
+        return TABLE_KEYWORD
+
+
+class TableTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
+    target_class = TableTokenAuthentication
+    name = "tableToken"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "`Table <key>`: the key `POST /api/v1/join/` returned for one game.",
+        }
+
+
+def actor_of(request: Request) -> Actor:
+    """The ``Actor`` behind a request (its table token, or its user)."""
+    token = request.auth if isinstance(request.auth, TableToken) else None
+    return Actor(user=request.user, token=token)
+
+
+def can_access(request: Request, game: Game) -> bool:
+    """A phone may use only its own game; an organiser, the games they created (staff: all)."""
+    if isinstance(request.auth, TableToken):
+        return request.auth.game_id == game.pk
+    user = request.user
+    return bool(user and user.is_authenticated and (user.is_staff or game.created_by_id == user.pk))
+
+
+class IsOrganiser(permissions.BasePermission):
+    """Only an authenticated Django user (an organiser) — not a phone."""
+
+    message = "Only an organiser (a signed-in user) may do this."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return bool(request.user and request.user.is_authenticated)
+
+
+class CanUseGame(permissions.BasePermission):
+    """The game's own table tokens and its organiser; 401 without credentials."""
+
+    message = "This token or user has no access to this game."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return isinstance(request.auth, TableToken) or bool(
+            request.user and request.user.is_authenticated
+        )
+
+    def has_object_permission(self, request: Request, view: Any, obj: Any) -> bool:
+        return can_access(request, obj)

@@ -1,0 +1,505 @@
+"""The live-table API: games played move by move over HTTP.
+
+One ``APIView`` per operation; each parses the request, calls one service
+and renders its answer. Writes accept ``Idempotency-Key`` (a retried POST
+returns the first answer and never applies twice) and a version
+precondition (``If-Match: "<version>"`` → 412, or ``expected_version`` → 409).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from referee import selectors, services
+from referee.api import serializers as s
+from referee.api.auth import CanUseGame, IsOrganiser, actor_of, can_access
+from referee.api.problems import PROBLEM_CONTENT_TYPE
+from referee.api.schema import PROBLEM_RESPONSE_GENERIC
+from referee.engine.records import replay_record
+from referee.models import Correction, Event, Game, RefusedEvent
+
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    "Idempotency-Key",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="Any unique string (≤ 255 characters). A retry with the same key and body "
+    "returns the first response; the same key with another body gets 422.",
+)
+IF_MATCH_HEADER = OpenApiParameter(
+    "If-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    required=False,
+    description='The state\'s ETag (`"<version>"`); a stale one gets 412 and the current '
+    "state, and nothing is applied.",
+)
+_ETAG_RE = re.compile(r'^(?:W/)?"?(\d+)"?$')
+
+PROBLEMS = {
+    (400, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
+    (401, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
+    (403, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
+    (404, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
+}
+WRITE_PROBLEMS = {
+    **PROBLEMS,
+    (409, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
+    (412, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
+    (422, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
+}
+STATE = OpenApiResponse(OpenApiTypes.OBJECT, description="The game's state (see GET /games/{id}/).")
+EVENT_RESULT = OpenApiResponse(
+    OpenApiTypes.OBJECT,
+    description="`{event, effects, state}`: the stored event, what it caused (named outcomes "
+    "such as PASSEBUNGE, CEKI, MANGUNO; the stones it moved; whether the round ended or was "
+    "settled) and the new state.",
+)
+
+
+def _precondition(request: Request, data: dict[str, Any]) -> services.Precondition | None:
+    header = request.headers.get("If-Match")
+    if header:
+        match = _ETAG_RE.match(header.strip())
+        return services.Precondition(int(match.group(1)) if match else -1, from_header=True)
+    if data.get("expected_version") is not None:
+        return services.Precondition(data["expected_version"])
+    return None
+
+
+def _idempotency(request: Request) -> services.Idempotency | None:
+    key = request.headers.get("Idempotency-Key")
+    if not key:
+        return None
+    if len(key) > 255:
+        raise serializers.ValidationError({"Idempotency-Key": ["At most 255 characters."]})
+    return services.Idempotency(
+        key, services.Idempotency.fingerprint_of(request.method or "", request.path, request.data)
+    )
+
+
+def _render(outcome: services.Outcome) -> Response:
+    return Response(outcome.body, status=outcome.status, headers=outcome.headers)
+
+
+class GameMixin:
+    """Fetch the game named in the URL and check the caller may use it (404, then 403)."""
+
+    permission_classes = [CanUseGame]
+
+    def get_game(self, request: Request, game_id: Any) -> Game:
+        game = get_object_or_404(Game, pk=game_id)
+        if not can_access(request, game):
+            raise PermissionDenied()
+        return game
+
+
+def _validated(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:  # type: ignore[type-arg]
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+class GameListCreateView(APIView):
+    """Create a game (organisers only)."""
+
+    permission_classes = [IsOrganiser]
+
+    @extend_schema(
+        operation_id="games_create",
+        tags=["games"],
+        summary="Create a game",
+        request=s.GameCreateSerializer,
+        responses={201: s.GameCreatedSerializer, **PROBLEMS},
+        examples=[
+            OpenApiExample(
+                "Five players, default rules",
+                request_only=True,
+                value={"players": ["Andi", "Besse", "Cakra", "Daeng", "Evi"]},
+            )
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        data = _validated(s.GameCreateSerializer, request)
+        game = services.game_create(
+            players=data["players"], rules=data.get("rules"), created_by=request.user
+        )
+        body = {
+            "id": str(game.pk),
+            "join_code": game.join_code,
+            "version": game.version,
+            "state": selectors.game_state_for(game),
+        }
+        return Response(body, status=status.HTTP_201_CREATED, headers={"ETag": f'"{game.version}"'})
+
+
+class GameImportView(APIView):
+    """Store a game transcribed as a record (e.g. from a paper sheet)."""
+
+    permission_classes = [IsOrganiser]
+
+    @extend_schema(
+        operation_id="games_import",
+        tags=["games"],
+        summary="Import a game record",
+        description="Checks a whole `domeng-record/1` record against the rules and stores it "
+        "as a game (its events, in order). A record the rules forbid stores nothing (422).",
+        request=OpenApiTypes.OBJECT,
+        responses={201: s.GameCreatedSerializer, **WRITE_PROBLEMS},
+    )
+    def post(self, request: Request) -> Response:
+        game = services.game_import(record=request.data, created_by=request.user)
+        body = {
+            "id": str(game.pk),
+            "join_code": game.join_code,
+            "version": game.version,
+            "state": selectors.game_state_for(game),
+        }
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class JoinView(APIView):
+    """Exchange a join code for a table token."""
+
+    authentication_classes: list[Any] = []
+    permission_classes: list[Any] = []
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "join"
+
+    @extend_schema(
+        operation_id="games_join",
+        tags=["games"],
+        summary="Join a game with its join code",
+        description="A phone gets a table token scoped to one game (and optionally one seat). "
+        "Attempts are throttled; repeated wrong codes lock the client out for a while (429).",
+        request=s.JoinSerializer,
+        responses={
+            201: s.JoinedSerializer,
+            **PROBLEMS,
+            (429, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = _validated(s.JoinSerializer, request)
+        key, token = services.table_join(
+            join_code=data["join_code"],
+            seat=data.get("seat"),
+            label=data.get("label", ""),
+            client=request.META.get("REMOTE_ADDR", ""),
+        )
+        return Response(
+            {"token": key, "game": str(token.game_id), "seat": token.seat},
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class GameDetailView(GameMixin, APIView):
+    """The state a table sees now."""
+
+    @extend_schema(
+        operation_id="games_state",
+        tags=["games"],
+        summary="Game state",
+        description="The chain with its open ends, whose turn it is, each seat's name, tiles "
+        "played and left, stones; stones on the table, the CAMAT, the round, the last events "
+        "with their named outcomes and which tiles can still be played on each end. Sends an "
+        "`ETag` (the version); `If-None-Match` with it gets 304 while nothing changed.",
+        responses={200: STATE, 304: OpenApiResponse(description="Not modified."), **PROBLEMS},
+    )
+    def get(self, request: Request, game_id: Any) -> Response:
+        game = self.get_game(request, game_id)
+        etag = f'"{game.version}"'
+        if request.headers.get("If-None-Match") == etag:
+            return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
+        body = selectors.game_state_for(game, viewer=actor_of(request).seat)
+        return Response(body, headers={"ETag": etag})
+
+
+class _EventView(GameMixin, APIView):
+    kind = "move"
+    serializer_class: type[serializers.Serializer] = s.MoveSerializer  # type: ignore[type-arg]
+
+    def post(self, request: Request, game_id: Any) -> Response:
+        game = self.get_game(request, game_id)
+        data = _validated(self.serializer_class, request)
+        outcome = services.event_submit(
+            game_id=game.pk,
+            kind=self.kind,
+            payload=s.event_payload(data),
+            actor=actor_of(request),
+            precondition=_precondition(request, data),
+            idempotency=_idempotency(request),
+        )
+        return _render(outcome)
+
+
+class MoveView(_EventView):
+    """Enter a play or a pass."""
+
+    kind = "move"
+    serializer_class = s.MoveSerializer
+
+    @extend_schema(
+        operation_id="games_moves_create",
+        tags=["play"],
+        summary="Enter a play or a pass",
+        description="A play `{seat, tile, on?}` or a pass `{seat, pass: true}`. The rules "
+        "core checks it (R5–R17, R30–R34); an illegal move gets 422 with the rule's `code` "
+        "and id and changes nothing (it is logged as refused).",
+        request=s.MoveSerializer,
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
+        examples=[
+            OpenApiExample("A play", request_only=True, value={"seat": 3, "tile": "4-6"}),
+            OpenApiExample(
+                "A play on a named end",
+                request_only=True,
+                value={"seat": 0, "tile": "1-6", "on": 1},
+            ),
+            OpenApiExample("A pass", request_only=True, value={"seat": 4, "pass": True}),
+        ],
+    )
+    def post(self, request: Request, game_id: Any) -> Response:
+        return super().post(request, game_id)
+
+
+class HandView(_EventView):
+    """Declare the phone's own seat's hand (R31)."""
+
+    kind = "hand"
+    serializer_class = s.HandSerializer
+
+    @extend_schema(
+        operation_id="games_hands_create",
+        tags=["play"],
+        summary="Declare a hand",
+        description="A phone joined to one seat declares that seat's five tiles (R31). No "
+        "other token can read them until the round is over; from then on the referee "
+        "checks that seat fully.",
+        request=s.HandSerializer,
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
+    )
+    def post(self, request: Request, game_id: Any) -> Response:
+        return super().post(request, game_id)
+
+
+class RevealView(_EventView):
+    """Give a seat's remaining tiles or pip sum at a blocked round (R18, R33)."""
+
+    kind = "reveal"
+    serializer_class = s.RevealSerializer
+
+    @extend_schema(
+        operation_id="games_reveals_create",
+        tags=["play"],
+        summary="Reveal at a blocked round",
+        description="`{seat, tiles}` (checked, R33) or `{seat, pips}` (R18). Once every seat "
+        "is known the round is settled (MATTIKKENG, winner, CUCUQ, stones).",
+        request=s.RevealSerializer,
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
+    )
+    def post(self, request: Request, game_id: Any) -> Response:
+        return super().post(request, game_id)
+
+
+class UndoView(GameMixin, APIView):
+    """Undo the last event."""
+
+    @extend_schema(
+        operation_id="games_undo",
+        tags=["corrections"],
+        summary="Undo the last event",
+        description="The last live event is revoked (kept in the audit trail). Undoing a "
+        "round's last move reopens it until the next round's first move.",
+        request=s.UndoSerializer,
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        responses={200: STATE, **WRITE_PROBLEMS},
+    )
+    def post(self, request: Request, game_id: Any) -> Response:
+        game = self.get_game(request, game_id)
+        data = _validated(s.UndoSerializer, request)
+        return _render(
+            services.event_undo(
+                game_id=game.pk,
+                actor=actor_of(request),
+                precondition=_precondition(request, data),
+                idempotency=_idempotency(request),
+                reason=data.get("reason", ""),
+            )
+        )
+
+
+class EventAmendView(GameMixin, APIView):
+    """Amend an earlier event of the current round."""
+
+    @extend_schema(
+        operation_id="games_events_amend",
+        tags=["corrections"],
+        summary="Amend an event",
+        description="Replaces the event at `position` (same kind, new fields). Every later "
+        "event is replayed through the rules; if one becomes impossible the amendment is "
+        "refused (422 with that event's code) and nothing changes.",
+        request=s.AmendSerializer,
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        responses={200: STATE, **WRITE_PROBLEMS},
+    )
+    def put(self, request: Request, game_id: Any, position: int) -> Response:
+        game = self.get_game(request, game_id)
+        data = _validated(s.AmendSerializer, request)
+        return _render(
+            services.event_amend(
+                game_id=game.pk,
+                position=position,
+                payload=s.event_payload(data),
+                actor=actor_of(request),
+                precondition=_precondition(request, data),
+                idempotency=_idempotency(request),
+                reason=data.get("reason", ""),
+            )
+        )
+
+
+class EventLogView(GameMixin, APIView):
+    """The audit trail: every event (live and revoked), corrections and refused events."""
+
+    @extend_schema(
+        operation_id="games_events_list",
+        tags=["corrections"],
+        summary="Audit trail",
+        responses={200: OpenApiTypes.OBJECT, **PROBLEMS},
+    )
+    def get(self, request: Request, game_id: Any) -> Response:
+        game = self.get_game(request, game_id)
+        viewer = actor_of(request).seat
+        events = [
+            {
+                "position": e.position,
+                "kind": e.kind,
+                "round": e.round_number,
+                "payload": _visible_payload(e, viewer),
+                "entered_by": e.entered_by,
+                "created_at": e.created_at,
+                "revoked_by": e.revoked_by_id,
+            }
+            for e in Event.objects.filter(game=game).order_by("position", "id")
+        ]
+        corrections = [
+            {
+                "id": c.pk,
+                "kind": c.kind,
+                "entered_by": c.entered_by,
+                "reason": c.reason,
+                "created_at": c.created_at,
+                "replacement_position": c.replacement.position if c.replacement else None,
+            }
+            for c in Correction.objects.filter(game=game).select_related("replacement")
+        ]
+        refused = [
+            {
+                "kind": r.kind,
+                "payload": r.payload if r.kind != "hand" else None,
+                "code": r.code,
+                "rule": r.rule or None,
+                "detail": r.detail,
+                "entered_by": r.entered_by,
+                "created_at": r.created_at,
+            }
+            for r in RefusedEvent.objects.filter(game=game)
+        ]
+        return Response({"events": events, "corrections": corrections, "refused": refused})
+
+
+def _visible_payload(event: Event, viewer: int | None) -> dict[str, Any]:
+    if event.kind == "hand" and event.payload.get("seat") != viewer:
+        return {"seat": event.payload.get("seat"), "tiles": None}
+    return event.payload
+
+
+class SessionStartView(GameMixin, APIView):
+    @extend_schema(
+        operation_id="games_sessions_start",
+        tags=["sessions"],
+        summary="Start a session",
+        description="Start a sitting (R27); an open one is ended first. Stones, the CAMAT and "
+        "the next leader carry over.",
+        request=None,
+        responses={201: OpenApiTypes.OBJECT, **WRITE_PROBLEMS},
+    )
+    def post(self, request: Request, game_id: Any) -> Response:
+        game = self.get_game(request, game_id)
+        session = services.session_start(game_id=game.pk, actor=actor_of(request))
+        return Response(
+            {"number": session.number, "started_at": session.started_at},
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class SessionEndView(GameMixin, APIView):
+    @extend_schema(
+        operation_id="games_sessions_end",
+        tags=["sessions"],
+        summary="End the session",
+        request=None,
+        responses={200: OpenApiTypes.OBJECT, **WRITE_PROBLEMS},
+    )
+    def post(self, request: Request, game_id: Any) -> Response:
+        game = self.get_game(request, game_id)
+        session = services.session_end(game_id=game.pk, actor=actor_of(request))
+        return Response(
+            {
+                "number": session.number,
+                "started_at": session.started_at,
+                "ended_at": session.ended_at,
+            }
+        )
+
+
+class GameCloseView(GameMixin, APIView):
+    @extend_schema(
+        operation_id="games_close",
+        tags=["sessions"],
+        summary="Close the game",
+        request=None,
+        responses={200: STATE, **WRITE_PROBLEMS},
+    )
+    def post(self, request: Request, game_id: Any) -> Response:
+        game = self.get_game(request, game_id)
+        game = services.game_close(game_id=game.pk, actor=actor_of(request))
+        return Response(selectors.game_state_for(game))
+
+
+class GameRecordView(GameMixin, APIView):
+    @extend_schema(
+        operation_id="games_record",
+        tags=["records"],
+        summary="Export the game's record",
+        description="`domeng-record/1`: replaying it gives exactly the stored game's result.",
+        responses={200: OpenApiTypes.OBJECT, **PROBLEMS},
+    )
+    def get(self, request: Request, game_id: Any) -> Response:
+        return Response(services.game_export(self.get_game(request, game_id)))
+
+
+class GameResultView(GameMixin, APIView):
+    @extend_schema(
+        operation_id="games_result",
+        tags=["records"],
+        summary="The game's result",
+        description="`domeng-result/1` of the stored game.",
+        responses={200: OpenApiTypes.OBJECT, **PROBLEMS},
+    )
+    def get(self, request: Request, game_id: Any) -> Response:
+        return Response(replay_record(services.game_export(self.get_game(request, game_id))))

@@ -1,0 +1,174 @@
+"""The API's one error envelope: RFC 9457 problem details with a stable ``code``.
+
+Every error under ``/api/`` leaves through here: the referee's ``RefereeError``
+(400 when the input is malformed, 422 when the rules forbid it), DRF's own
+exceptions (parse errors, validation, 404, 405, 415, throttling, auth), Django's
+404/500 handlers, and anything unexpected (a 500 without a traceback).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from http import HTTPStatus
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils.functional import Promise
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+from django.views import defaults
+from rest_framework import exceptions
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.views import set_rollback
+
+from referee.engine.errors import RefereeError
+from referee.exceptions import ServiceError
+
+logger = logging.getLogger(__name__)
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+PROBLEM_TYPE_PREFIX = "urn:domeng:problem:"
+
+TITLES: dict[int, Promise] = {
+    400: _("Malformed request"),
+    401: _("Not authenticated"),
+    403: _("Permission denied"),
+    404: _("Not found"),
+    405: _("Method not allowed"),
+    406: _("Not acceptable"),
+    415: _("Unsupported media type"),
+    409: _("Conflict"),
+    412: _("Precondition failed"),
+    422: _("Refused by the rules"),
+    429: _("Too many requests"),
+    500: _("Server error"),
+}
+MALFORMED_RECORD_TITLE = _("Malformed record")
+
+
+def problem(
+    status: int, code: str, detail: str, *, title: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    """The problem-details body for ``status`` and ``code`` (extra members appended as given)."""
+    if title is None:
+        title = str(TITLES[status]) if status in TITLES else HTTPStatus(status).phrase
+    return {
+        "type": PROBLEM_TYPE_PREFIX + code,
+        "title": title,
+        "status": status,
+        "detail": detail,
+        "code": code,
+        **extra,
+    }
+
+
+def referee_problem(err: RefereeError) -> dict[str, Any]:
+    """The problem for a referee error: 400 if malformed, else 422; ``detail`` translated."""
+    detail = gettext(err.template)
+    if err.params:
+        detail %= err.params
+    body = err.to_dict(detail=detail)
+    if err.malformed:
+        return problem(400, title=str(MALFORMED_RECORD_TITLE), **body)
+    return problem(422, **body)
+
+
+def api_exception_problem(exc: exceptions.APIException) -> dict[str, Any]:
+    """The problem for one of DRF's exceptions; field errors are listed under ``errors``."""
+    if isinstance(exc.detail, (list, dict)):
+        return problem(
+            exc.status_code,
+            exc.default_code,
+            str(exc.default_detail),
+            errors=list(_field_errors(exc.detail)),
+        )
+    code = getattr(exc.detail, "code", None) or exc.default_code
+    return problem(exc.status_code, str(code), str(exc.detail))
+
+
+def _field_errors(detail: Any, path: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
+    """Flatten DRF's nested error details into ``{field, code, detail}`` (field: dotted path)."""
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            yield from _field_errors(value, (*path, str(key)))
+    elif isinstance(detail, list):
+        for index, item in enumerate(detail):
+            nested = isinstance(item, (dict, list))
+            yield from _field_errors(item, (*path, str(index)) if nested else path)
+    else:
+        field = ".".join(p for p in path if p != api_settings.NON_FIELD_ERRORS_KEY)
+        yield {
+            "field": field or None,
+            "code": getattr(detail, "code", "invalid"),
+            "detail": str(detail),
+        }
+
+
+def server_error_problem() -> dict[str, Any]:
+    """The problem for an unexpected failure; it tells nothing about the failure itself."""
+    return problem(500, "server_error", gettext("A server error occurred."))
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
+    """DRF's ``EXCEPTION_HANDLER``: turn any exception raised by an API view into a problem."""
+    headers: dict[str, str] = {}
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
+
+    if isinstance(exc, RefereeError):
+        body = referee_problem(exc)
+    elif isinstance(exc, ServiceError):
+        body = problem(exc.status, exc.code, exc.detail, **exc.extra)
+    elif isinstance(exc, exceptions.APIException):
+        body = api_exception_problem(exc)
+        if auth_header := getattr(exc, "auth_header", None):
+            headers["WWW-Authenticate"] = auth_header
+        if wait := getattr(exc, "wait", None):
+            headers["Retry-After"] = str(int(wait))
+    else:
+        logger.error("Unhandled error in an API view", exc_info=exc)
+        body = server_error_problem()
+    set_rollback()
+    return Response(body, status=body["status"], headers=headers, content_type=PROBLEM_CONTENT_TYPE)
+
+
+def problem_response(body: dict[str, Any]) -> HttpResponse:
+    """A plain Django response carrying a problem (for code outside DRF's views)."""
+    return JsonResponse(body, status=body["status"], content_type=PROBLEM_CONTENT_TYPE)
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path_info.startswith("/api/")
+
+
+# Django's error handlers (``handler400``… in the root URLconf): problems under
+# /api/, Django's own pages elsewhere.
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return problem_response(problem(400, "bad_request", gettext("Bad request.")))
+    return defaults.bad_request(request, exception)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return problem_response(api_exception_problem(exceptions.PermissionDenied()))
+    return defaults.permission_denied(request, exception)
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return problem_response(api_exception_problem(exceptions.NotFound()))
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if _is_api(request):
+        return problem_response(server_error_problem())
+    return defaults.server_error(request)

@@ -1,0 +1,453 @@
+"""OpenAPI documentation of the API's bodies: the record, the result and the problem envelope.
+
+The shapes are those of RECORD.md and are written as JSON Schema (OpenAPI 3.0
+dialect) because the rules engine, not a serializer, validates a record: a DRF
+serializer here would be a second, diverging validator. The serializer classes
+below carry no fields and validate nothing; they only give each schema a
+component name through ``JsonSchemaExtension``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse
+from rest_framework import serializers
+
+from referee.api.problems import PROBLEM_CONTENT_TYPE
+
+Schema = dict[str, Any]
+
+SEAT: Schema = {"type": "integer", "minimum": 0, "maximum": 4}
+NULLABLE_SEAT: Schema = {**SEAT, "nullable": True}
+STONES: Schema = {"type": "integer", "minimum": 0}
+TILE: Schema = {
+    "type": "string",
+    "pattern": r"^([0-6]-[0-6]|[0-6]\|[0-6]|\[[0-6]\|[0-6]\])$",
+    "description": "A tile written `a-b`, `a|b` or `[a|b]`, halves in either order (R1).",
+    "example": "6-4",
+}
+SEAT_KEYS = 'Keys are seats written as strings, `"0"` to `"4"`.'
+
+PLAY: Schema = {
+    "type": "object",
+    "title": "Play",
+    "required": ["seat", "tile"],
+    "properties": {
+        "seat": SEAT,
+        "tile": TILE,
+        "on": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 6,
+            "description": "The value of the open end the tile goes on; needed only when "
+            "the tile fits two open ends of different values (R11).",
+        },
+    },
+}
+PASS: Schema = {
+    "type": "object",
+    "title": "Pass",
+    "required": ["seat", "pass"],
+    "properties": {"seat": SEAT, "pass": {"type": "boolean", "enum": [True]}},
+}
+
+RECORD: Schema = {
+    "type": "object",
+    "description": "A game record (`domeng-record/1`): the seats and every event, in order.",
+    "required": ["format", "players", "rounds"],
+    "properties": {
+        "format": {"type": "string", "enum": ["domeng-record/1"]},
+        "players": {
+            "type": "array",
+            "description": "Seat 0 to seat 4, clockwise (R3).",
+            "items": {"type": "string", "minLength": 1},
+            "minItems": 5,
+            "maxItems": 5,
+        },
+        "rules": {
+            "type": "object",
+            "nullable": True,
+            "description": "Overrides of the default rule set (R40); unknown keys are an error.",
+            "additionalProperties": False,
+            "properties": {
+                "starting_stones": STONES,
+                "pass_stones": STONES,
+                "passebunge_stones": STONES,
+                "cucuq_stones": STONES,
+                "ceki_stones": STONES,
+                "pollo_stones": STONES,
+                "manguno_stones": STONES,
+                "manguno_reduced_stones": STONES,
+                "first_lead_doubles": {"type": "array", "items": TILE, "minItems": 1},
+                "closing_pass_counts": {"type": "boolean"},
+            },
+        },
+        "rounds": {
+            "type": "array",
+            "description": "Only the last round may be unfinished.",
+            "items": {
+                "type": "object",
+                "required": ["moves"],
+                "properties": {
+                    "moves": {"type": "array", "items": {"oneOf": [PLAY, PASS]}},
+                    "hands": {
+                        "type": "object",
+                        "description": "Declared hands (R31): seat → its five tiles. " + SEAT_KEYS,
+                        "additionalProperties": {
+                            "type": "array",
+                            "items": TILE,
+                            "minItems": 5,
+                            "maxItems": 5,
+                        },
+                    },
+                    "reveal": {
+                        "type": "object",
+                        "description": "Blocked round only (R18): seat → the tiles it still "
+                        "holds. " + SEAT_KEYS,
+                        "additionalProperties": {"type": "array", "items": TILE},
+                    },
+                    "pips": {
+                        "type": "object",
+                        "description": "Blocked round only (R18): seat → its remaining pip "
+                        "sum, for seats not in `reveal`. " + SEAT_KEYS,
+                        "additionalProperties": {"type": "integer", "minimum": 0},
+                    },
+                },
+            },
+        },
+    },
+}
+
+RESULT: Schema = {
+    "type": "object",
+    "description": "What the rules conclude from a record (`domeng-result/1`).",
+    "required": ["format", "rounds"],
+    "properties": {
+        "format": {"type": "string", "enum": ["domeng-result/1"]},
+        "rounds": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": [
+                    "number",
+                    "leader",
+                    "ending",
+                    "finish",
+                    "first_cappu",
+                    "manguno",
+                    "mattikkeng",
+                    "cucuq",
+                    "winner",
+                    "remaining_pips",
+                    "transfers",
+                    "camat_elected",
+                    "after",
+                ],
+                "properties": {
+                    "number": {"type": "integer", "minimum": 1},
+                    "leader": NULLABLE_SEAT,
+                    "ending": {
+                        "type": "string",
+                        "nullable": True,
+                        "enum": ["cappu", "blocked", None],
+                        "description": "`null` while the round is still in play.",
+                    },
+                    "finish": {
+                        "type": "string",
+                        "nullable": True,
+                        "enum": ["plain", "ceki", "pollo", None],
+                        "description": "How a FIRST CAPPU finished (R14–R16); else `null`.",
+                    },
+                    "first_cappu": NULLABLE_SEAT,
+                    "manguno": NULLABLE_SEAT,
+                    "mattikkeng": {"type": "array", "items": SEAT},
+                    "cucuq": NULLABLE_SEAT,
+                    "winner": NULLABLE_SEAT,
+                    "remaining_pips": {
+                        "type": "array",
+                        "nullable": True,
+                        "items": {"type": "integer", "minimum": 0},
+                        "minItems": 5,
+                        "maxItems": 5,
+                    },
+                    "transfers": {
+                        "type": "array",
+                        "description": "Every movement of stones, in order (R23).",
+                        "items": {
+                            "type": "object",
+                            "required": ["move", "from", "to", "stones", "reason"],
+                            "properties": {
+                                "move": {
+                                    "type": "integer",
+                                    "minimum": 0,
+                                    "nullable": True,
+                                    "description": "The pass's index in `moves`; `null` for "
+                                    "the end-of-round award.",
+                                },
+                                "from": {
+                                    "oneOf": [{"type": "string", "enum": ["table"]}, SEAT],
+                                },
+                                "to": SEAT,
+                                "stones": {"type": "integer", "minimum": 1},
+                                "reason": {
+                                    "type": "string",
+                                    "enum": [
+                                        "pass",
+                                        "passebunge",
+                                        "cappu",
+                                        "ceki",
+                                        "pollo",
+                                        "manguno",
+                                        "mattikkeng",
+                                    ],
+                                },
+                            },
+                        },
+                    },
+                    "camat_elected": NULLABLE_SEAT,
+                    "after": {
+                        "type": "object",
+                        "description": "The state once the round (and any CAMAT reset, R25) "
+                        "is complete; for an unfinished round, the state now.",
+                        "required": ["table", "stones", "camat", "next_leader"],
+                        "properties": {
+                            "table": STONES,
+                            "stones": {
+                                "type": "array",
+                                "items": STONES,
+                                "minItems": 5,
+                                "maxItems": 5,
+                            },
+                            "camat": NULLABLE_SEAT,
+                            "next_leader": NULLABLE_SEAT,
+                        },
+                    },
+                },
+            },
+        },
+    },
+}
+
+PROBLEM: Schema = {
+    "type": "object",
+    "description": "Every error of the API: RFC 9457 problem details "
+    "(`application/problem+json`) with a stable machine-readable `code`. A rule "
+    "violation adds `rule`, `round` and `move` (and `contradicts` for R32); a "
+    "request that fails field validation adds `errors`.",
+    "required": ["type", "title", "status", "detail", "code"],
+    "properties": {
+        "type": {
+            "type": "string",
+            "format": "uri",
+            "description": "Identifies the problem type: `urn:domeng:problem:` + `code`.",
+        },
+        "title": {"type": "string", "description": "Short summary of the problem type."},
+        "status": {"type": "integer", "description": "The HTTP status code."},
+        "detail": {"type": "string", "description": "What went wrong, in the request's language."},
+        "code": {
+            "type": "string",
+            "description": "Stable snake_case code; never changes (RECORD.md lists the "
+            "referee's codes; `parse_error`, `invalid`, `not_found`, `method_not_allowed`, "
+            "`unsupported_media_type`, `not_acceptable`, `throttled`, `server_error`, … "
+            "come from HTTP).",
+        },
+        "rule": {
+            "type": "string",
+            "nullable": True,
+            "description": "Rule id of RULES.md, e.g. `R7`; `null` for a fault of the format.",
+        },
+        "round": {
+            "type": "integer",
+            "minimum": 1,
+            "nullable": True,
+            "description": "1-based round; `null` for the record's header.",
+        },
+        "move": {
+            "type": "integer",
+            "minimum": 0,
+            "nullable": True,
+            "description": "0-based index in that round's `moves`; `null` when elsewhere.",
+        },
+        "contradicts": {
+            "type": "object",
+            "description": "The earlier event this one contradicts (R32).",
+            "properties": {
+                "round": {"type": "integer", "minimum": 1},
+                "move": {"type": "integer", "minimum": 0, "nullable": True},
+            },
+        },
+        "errors": {
+            "type": "array",
+            "description": "Field errors.",
+            "items": {
+                "type": "object",
+                "required": ["field", "code", "detail"],
+                "properties": {
+                    "field": {
+                        "type": "string",
+                        "nullable": True,
+                        "description": "Dotted path of the field; `null` for the whole body.",
+                    },
+                    "code": {"type": "string"},
+                    "detail": {"type": "string"},
+                },
+            },
+        },
+    },
+}
+
+
+class JsonSchemaDocument(serializers.Serializer[Any]):
+    """A documentation-only body: ``JsonSchemaExtension`` publishes ``json_schema`` as is."""
+
+    component_name: ClassVar[str]
+    json_schema: ClassVar[Schema]
+
+
+class RecordDocument(JsonSchemaDocument):
+    component_name = "Record"
+    json_schema = RECORD
+
+
+class ResultDocument(JsonSchemaDocument):
+    component_name = "Result"
+    json_schema = RESULT
+
+
+class ProblemDocument(JsonSchemaDocument):
+    component_name = "Problem"
+    json_schema = PROBLEM
+
+
+class JsonSchemaExtension(OpenApiSerializerExtension):
+    """Publish a ``JsonSchemaDocument`` as the component ``component_name``."""
+
+    target_class = JsonSchemaDocument
+    match_subclasses = True
+
+    def get_name(self, auto_schema: Any, direction: Any) -> str:
+        return str(self.target.component_name)
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> Schema:
+        return dict(self.target.json_schema)
+
+
+# A game in progress (RECORD.md's example): seat 4's pass is a PASSEBUNGE (R10),
+# paid 2 stones from the table (R23a); seat 1 is to play.
+EXAMPLE_RECORD: Schema = {
+    "format": "domeng-record/1",
+    "players": ["Andi", "Besse", "Cakra", "Daeng", "Evi"],
+    "rules": {"starting_stones": 25},
+    "rounds": [
+        {
+            "moves": [
+                {"seat": 2, "tile": "6-6"},
+                {"seat": 3, "tile": "4-6"},
+                {"seat": 4, "pass": True},
+                {"seat": 0, "tile": "4-1", "on": 4},
+            ]
+        }
+    ],
+}
+
+EXAMPLE_RESULT: Schema = {
+    "format": "domeng-result/1",
+    "rounds": [
+        {
+            "number": 1,
+            "leader": 2,
+            "ending": None,
+            "finish": None,
+            "first_cappu": None,
+            "manguno": None,
+            "mattikkeng": [],
+            "cucuq": None,
+            "winner": None,
+            "remaining_pips": None,
+            "transfers": [
+                {"move": 2, "from": "table", "to": 4, "stones": 2, "reason": "passebunge"}
+            ],
+            "camat_elected": None,
+            "after": {"table": 23, "stones": [0, 0, 0, 0, 2], "camat": None, "next_leader": 1},
+        }
+    ],
+}
+
+RECORD_EXAMPLES = [
+    OpenApiExample("A round in progress", value=EXAMPLE_RECORD, request_only=True),
+]
+
+RESULT_RESPONSE = OpenApiResponse(
+    response=ResultDocument,
+    description="The result of replaying the record.",
+    examples=[OpenApiExample("A round in progress", value=EXAMPLE_RESULT, response_only=True)],
+)
+
+MALFORMED_RESPONSE = OpenApiResponse(
+    response=ProblemDocument,
+    description="The body is not JSON, or not a well-formed record (`record_invalid`, "
+    "`tile_invalid`).",
+    examples=[
+        OpenApiExample(
+            "Not JSON",
+            response_only=True,
+            status_codes=["400"],
+            media_type=PROBLEM_CONTENT_TYPE,
+            value={
+                "type": "urn:domeng:problem:parse_error",
+                "title": "Malformed request",
+                "status": 400,
+                "detail": "JSON parse error - Expecting value: line 1 column 1 (char 0)",
+                "code": "parse_error",
+            },
+        ),
+        OpenApiExample(
+            "Unknown record format",
+            response_only=True,
+            status_codes=["400"],
+            media_type=PROBLEM_CONTENT_TYPE,
+            value={
+                "type": "urn:domeng:problem:record_invalid",
+                "title": "Malformed record",
+                "status": 400,
+                "detail": "unknown record format 'domeng-record/9'",
+                "code": "record_invalid",
+                "rule": None,
+                "round": None,
+                "move": None,
+            },
+        ),
+    ],
+)
+
+IMPOSSIBLE_RESPONSE = OpenApiResponse(
+    response=ProblemDocument,
+    description="A well-formed record that the rules make impossible: the first faulty "
+    "event, its rule id and where it is (RULES.md R34 orders the checks).",
+    examples=[
+        OpenApiExample(
+            "Not your turn",
+            response_only=True,
+            status_codes=["422"],
+            media_type=PROBLEM_CONTENT_TYPE,
+            value={
+                "type": "urn:domeng:problem:not_your_turn",
+                "title": "Refused by the rules",
+                "status": 422,
+                "detail": "seat 2 played, but it is seat 1's turn",
+                "code": "not_your_turn",
+                "rule": "R8",
+                "round": 1,
+                "move": 1,
+            },
+        ),
+    ],
+)
+
+PROBLEM_RESPONSE_GENERIC = OpenApiResponse(
+    response=ProblemDocument,
+    description="An RFC 9457 problem with a stable `code` (and, for a rule violation, the "
+    "rule id, round and move). 409/412 after a stale version carry the current `state`.",
+)

@@ -1,0 +1,38 @@
+"""Routes of the API, mounted at ``/api/v1/``."""
+
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from referee.api import games
+from referee.api.views import RecordScoreView
+
+app_name = "api"
+
+urlpatterns = [
+    path("records/score/", RecordScoreView.as_view(), name="records-score"),
+    path("games/", games.GameListCreateView.as_view(), name="games"),
+    path("games/import/", games.GameImportView.as_view(), name="games-import"),
+    path("join/", games.JoinView.as_view(), name="join"),
+    path("games/<uuid:game_id>/", games.GameDetailView.as_view(), name="game"),
+    path("games/<uuid:game_id>/moves/", games.MoveView.as_view(), name="game-moves"),
+    path("games/<uuid:game_id>/hands/", games.HandView.as_view(), name="game-hands"),
+    path("games/<uuid:game_id>/reveals/", games.RevealView.as_view(), name="game-reveals"),
+    path("games/<uuid:game_id>/undo/", games.UndoView.as_view(), name="game-undo"),
+    path("games/<uuid:game_id>/events/", games.EventLogView.as_view(), name="game-events"),
+    path(
+        "games/<uuid:game_id>/events/<int:position>/",
+        games.EventAmendView.as_view(),
+        name="game-event",
+    ),
+    path("games/<uuid:game_id>/sessions/", games.SessionStartView.as_view(), name="game-sessions"),
+    path(
+        "games/<uuid:game_id>/sessions/end/",
+        games.SessionEndView.as_view(),
+        name="game-session-end",
+    ),
+    path("games/<uuid:game_id>/close/", games.GameCloseView.as_view(), name="game-close"),
+    path("games/<uuid:game_id>/record/", games.GameRecordView.as_view(), name="game-record"),
+    path("games/<uuid:game_id>/result/", games.GameResultView.as_view(), name="game-result"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+]

@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class RefereeConfig(AppConfig):
+    """The referee: replays game records under the rules (engine) and serves the API."""
+
+    name = "referee"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,242 @@
+"""Stored games: the events a table entered, in order, and who entered them.
+
+Events are append-only: an undo or an amendment never edits or deletes a
+row, it revokes it (``revoked_by``) and, for an amendment, adds the
+replacement at the same ``position``. A game's state is the rules core's
+fold over its live events (``referee.engine``), cached on the ``Game`` row in
+the same transaction as the event that changed it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+JOIN_CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # no 0/O, 1/I: read aloud at a table
+JOIN_CODE_LENGTH = 10  # 32**10 ≈ 10**15 codes: not guessable under the join throttle
+
+
+def new_join_code() -> str:
+    """A random join code such as ``K7QH-2MXP-9R`` without the dashes (10 characters)."""
+    return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+
+
+class Game(models.Model):
+    """A game of Domeng: five seats, a rule set (R40) fixed at creation, its events."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("open")
+        CLOSED = "closed", _("closed")
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    join_code = models.CharField(max_length=16, unique=True, default=new_join_code)
+    rules = models.JSONField(help_text="The rule set (R40), every key; never changed.")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+    version = models.PositiveIntegerField(
+        default=0, help_text="Increases with every accepted event or correction."
+    )
+    state = models.JSONField(
+        default=dict, help_text="Cache of the fold over the live events (same transaction)."
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="created_games",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"Game {self.id} ({self.status})"
+
+    @property
+    def players(self) -> list[str]:
+        return [seat.name for seat in self.seats.all()]
+
+
+class Seat(models.Model):
+    """One of a game's five seats, 0–4 clockwise (R3), and the name of who sits there."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField()
+    name = models.CharField(max_length=80)
+
+    class Meta:
+        ordering = ["game", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="seat_unique_number"),
+            models.CheckConstraint(condition=Q(number__lte=4), name="seat_number_0_to_4"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.number}: {self.name}"
+
+
+class GameSession(models.Model):
+    """A sitting of a game (R27): stones, CAMAT and next leader carry over between them."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="sessions")
+    number = models.PositiveIntegerField()
+    started_at = models.DateTimeField(auto_now_add=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["game", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="session_unique_number"),
+            models.UniqueConstraint(
+                fields=["game"],
+                condition=Q(ended_at__isnull=True),
+                name="session_one_open_per_game",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Session {self.number} of {self.game_id}"
+
+
+class Event(models.Model):
+    """One accepted event: a move (play or pass), a declared hand or a reveal.
+
+    ``position`` orders a game's live events; an amendment's replacement
+    takes the position of the event it revokes. ``payload`` is the event in
+    record form: a move ``{"seat", "tile", "on"?}`` / ``{"seat", "pass": true}``,
+    a hand ``{"seat", "tiles": [...]}``, a reveal ``{"seat", "tiles"|"pips"}``.
+    """
+
+    class Kind(models.TextChoices):
+        MOVE = "move", _("move")
+        HAND = "hand", _("declared hand")
+        REVEAL = "reveal", _("reveal")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    position = models.PositiveIntegerField()
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    payload = models.JSONField()
+    round_number = models.PositiveIntegerField()
+    session = models.ForeignKey(
+        GameSession, null=True, blank=True, on_delete=models.SET_NULL, related_name="events"
+    )
+    entered_by = models.CharField(max_length=120, help_text="Who entered it: user or table token.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_by = models.ForeignKey(
+        "Correction", null=True, blank=True, on_delete=models.PROTECT, related_name="revoked"
+    )
+
+    class Meta:
+        ordering = ["game", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["game", "position"],
+                condition=Q(revoked_by__isnull=True),
+                name="event_one_live_per_position",
+            ),
+        ]
+        indexes = [models.Index(fields=["game", "round_number"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.position} of {self.game_id}"
+
+
+class Correction(models.Model):
+    """An undo or an amendment: who, when, what was replaced (the audit trail)."""
+
+    class Kind(models.TextChoices):
+        UNDO = "undo", _("undo")
+        AMEND = "amend", _("amend")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="corrections")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    replacement = models.ForeignKey(
+        Event, null=True, blank=True, on_delete=models.PROTECT, related_name="replaces"
+    )
+    entered_by = models.CharField(max_length=120)
+    reason = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} in {self.game_id}"
+
+
+class RefusedEvent(models.Model):
+    """An event the referee refused, with the error it got (for disputes at the table)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="refused_events")
+    kind = models.CharField(max_length=8, choices=Event.Kind.choices)
+    payload = models.JSONField()
+    code = models.CharField(max_length=40)
+    rule = models.CharField(max_length=8, blank=True)
+    detail = models.TextField(blank=True)
+    entered_by = models.CharField(max_length=120)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"refused {self.code} in {self.game_id}"
+
+
+def hash_token(key: str) -> str:
+    """The stored form of a table token: its SHA-256 (the key itself is never stored)."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+class TableToken(models.Model):
+    """A phone's access to one game, optionally to one seat, got with the join code."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="tokens")
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    key_hash = models.CharField(max_length=64, unique=True)
+    label = models.CharField(max_length=80, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["game", "created_at"]
+
+    def __str__(self) -> str:
+        who = "scorekeeper" if self.seat is None else f"seat {self.seat}"
+        return f"token {self.pk} ({who}) for {self.game_id}"
+
+    @property
+    def actor(self) -> str:
+        who = "scorekeeper" if self.seat is None else f"seat {self.seat}"
+        return f"table token {self.pk} ({who})"
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to a POST carrying an ``Idempotency-Key`` (our own store).
+
+    A retry with the same key and the same body gets this response again; the
+    same key with another body is refused (``idempotency_key_reused``).
+    """
+
+    scope = models.CharField(max_length=120, help_text="Whose key: a game, a user.")
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of method, path and body.")
+    status_code = models.PositiveSmallIntegerField()
+    body = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "key"], name="idempotency_unique_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scope}:{self.key}"

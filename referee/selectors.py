@@ -1,0 +1,188 @@
+"""Reads of stored games: the current round's events and the state a table sees.
+
+Reading a game costs a constant number of queries however long it is: the
+game row caches a snapshot of the standing at the start of its last round
+(``Game.state["snapshot"]``) and only that round's events are folded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from referee import folding
+from referee.engine import Game as EngineGame
+from referee.engine import RuleSet, Tile
+from referee.engine.outcome import RoundOutcome
+from referee.engine.tiles import SEATS
+from referee.models import Event, Game
+
+LAST_EVENTS = 12
+
+
+@dataclass
+class CurrentRound:
+    """The snapshot a fold resumes from, the live events since, and the seat names."""
+
+    snapshot: dict[str, Any]
+    events: list[Event]
+    players: list[str]
+
+    def events_as_pairs(self) -> list[tuple[str, dict[str, Any]]]:
+        return [(e.kind, e.payload) for e in self.events]
+
+
+def load_current_round(game: Game) -> CurrentRound:
+    """The live events of the game's last round and the seat names (two queries)."""
+    snapshot = game.state.get("snapshot") or folding.initial_snapshot(RuleSet.from_dict(game.rules))
+    events = list(
+        Event.objects.filter(
+            game=game, revoked_by__isnull=True, round_number__gte=snapshot["round"]
+        ).order_by("position")
+    )
+    players = list(game.seats.order_by("number").values_list("name", flat=True))
+    return CurrentRound(snapshot, events, players)
+
+
+def game_state_for(game: Game, *, viewer: int | None = None) -> dict[str, Any]:
+    """The state of a stored game as ``game_state`` gives it (three queries)."""
+    current = load_current_round(game)
+    engine, effects = folding.fold(
+        RuleSet.from_dict(game.rules), current.events_as_pairs(), snapshot=current.snapshot
+    )
+    return game_state(game, engine, current.events, effects, viewer=viewer, players=current.players)
+
+
+def game_state(
+    game: Game,
+    engine: EngineGame,
+    events: list[Event],
+    effects: list[folding.Effects],
+    *,
+    viewer: int | None,
+    players: list[str],
+) -> dict[str, Any]:
+    """What the table sees now.
+
+    ``viewer`` is the seat of the phone asking (it alone sees its declared
+    hand while the round is in play, R31) or ``None``. Seats are 0–4, tiles
+    ``a-b``, stones whole numbers. ``turn`` is the seat that must move, or
+    ``None`` before the game's first lead (the holder of the highest
+    first-lead double leads, R5) and while a blocked round waits for reveals.
+    """
+    standing = engine.standing()
+    game_round = engine.rounds[-1] if engine.rounds else None
+    rnd = game_round.round if game_round else None
+    round_over = rnd is not None and rnd.is_over()
+    if rnd is None or rnd.is_settled():
+        status = "awaiting_lead"
+        turn = engine.expected_leader()
+    elif rnd.is_waiting_for_reveals():
+        status, turn = "awaiting_reveals", None
+    else:
+        status = "in_play" if rnd.moves else "awaiting_lead"
+        turn = rnd.turn
+    seats = []
+    for seat in range(SEATS):
+        hand = rnd.hands.get(seat) if rnd else None
+        seats.append(
+            {
+                "seat": seat,
+                "name": players[seat] if seat < len(players) else "",
+                "stones": standing.stones[seat],
+                "is_camat": standing.camat == seat,
+                "tiles_played": [str(t) for t in rnd.played_by[seat]] if rnd else [],
+                "tiles_left": rnd.tiles_left(seat) if rnd else 5,
+                "passed_on": sorted(rnd.passed_values(seat)) if rnd else [],
+                "has_declared": hand is not None,
+                "hand": sorted(str(t) for t in hand)
+                if hand is not None and (viewer == seat or round_over)
+                else None,
+            }
+        )
+    return {
+        "id": str(game.pk),
+        "version": game.version,
+        "status": game.status,
+        "session": game.state.get("session"),
+        "table": standing.table,
+        "camat": standing.camat,
+        "turn": turn,
+        "round": _round_state(engine, rnd, status, viewer),
+        "seats": seats,
+        "last_events": [
+            _event_summary(event, effect)
+            for event, effect in list(zip(events, effects, strict=True))[-LAST_EVENTS:]
+        ],
+    }
+
+
+def _round_state(engine: EngineGame, rnd: Any, status: str, viewer: int | None) -> dict[str, Any]:
+    if rnd is None or rnd.is_settled():
+        number = (rnd.number + 1) if rnd is not None else engine.rounds_before + 1
+        upcoming = {
+            "number": number,
+            "status": "awaiting_lead",
+            "leader": engine.expected_leader(),
+            "chain": [],
+            "ends": None,
+            "playable": {},
+            "awaiting_reveal": [],
+            "previous": _outcome(rnd.outcome, engine.rounds[-1]) if rnd is not None else None,
+        }
+        return upcoming
+    hidden = viewer is None or viewer != rnd.turn
+    playable = rnd.playable_tiles(hidden=hidden)
+    return {
+        "number": rnd.number,
+        "status": status,
+        "leader": rnd.leader if rnd.leader is not None else rnd.expected_leader,
+        "chain": [f"{a}-{b}" for a, b in rnd.chain()],
+        "ends": list(rnd.ends) if rnd.ends is not None else None,
+        "playable": {str(value): [str(t) for t in tiles] for value, tiles in playable.items()},
+        "awaiting_reveal": rnd.seats_awaiting_reveal(),
+        "previous": None,
+        "outcome": _outcome(rnd.outcome, engine.rounds[-1]) if rnd.outcome else None,
+    }
+
+
+def _outcome(outcome: RoundOutcome | None, game_round: Any) -> dict[str, Any] | None:
+    if outcome is None:
+        return None
+    return {
+        "number": game_round.round.number,
+        "ending": outcome.ending.value,
+        "finish": outcome.finish.value if outcome.finish else None,
+        "named": list(outcome.named),
+        "first_cappu": outcome.first_cappu,
+        "manguno": outcome.manguno,
+        "mattikkeng": list(outcome.mattikkeng),
+        "cucuq": outcome.cucuq,
+        "winner": outcome.winner,
+        "remaining_pips": list(outcome.remaining_pips) if outcome.remaining_pips else None,
+        "transfers": [t.to_dict() for t in game_round.transfers],
+        "camat_elected": game_round.camat_elected,
+    }
+
+
+def _event_summary(event: Event, effect: folding.Effects) -> dict[str, Any]:
+    payload = event.payload
+    data: dict[str, Any] = {
+        "position": event.position,
+        "kind": event.kind,
+        "round": event.round_number,
+        "seat": payload.get("seat"),
+        "named": effect.named,
+        "transfers": effect.transfers,
+        "entered_by": event.entered_by,
+    }
+    if event.kind == "move":
+        if payload.get("pass"):
+            data["pass"] = True
+        else:
+            data["tile"] = str(Tile.parse(payload["tile"]))
+            if payload.get("on") is not None:
+                data["on"] = payload["on"]
+    elif event.kind == "reveal":
+        data.update({k: payload[k] for k in ("tiles", "pips") if k in payload})
+    return data

@@ -1,0 +1,580 @@
+"""Writes to stored games. Every write to one game is serialised by a row lock.
+
+Each service locks the game row (``SELECT … FOR UPDATE`` on PostgreSQL),
+checks the client's version and ``Idempotency-Key``, folds the new event
+through the rules core and stores it — the event, the refused attempt, the
+cached fold and the idempotent response all in one transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.cache import cache
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from referee import folding
+from referee.engine import RefereeError, RuleSet
+from referee.engine.records import Record, export_record, replay
+from referee.exceptions import (
+    EventNotAmendable,
+    GameClosed,
+    IdempotencyKeyReused,
+    JoinCodeInvalid,
+    JoinLockedOut,
+    NothingToUndo,
+    PreconditionFailed,
+    SeatNotAllowed,
+    SessionState,
+    VersionMismatch,
+)
+from referee.models import (
+    Correction,
+    Event,
+    Game,
+    GameSession,
+    IdempotencyRecord,
+    RefusedEvent,
+    Seat,
+    TableToken,
+    hash_token,
+)
+from referee.selectors import game_state, load_current_round
+
+JOIN_FAILURES_ALLOWED = 10
+JOIN_LOCKOUT_SECONDS = 15 * 60
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is writing: an organiser (Django user) or a phone's table token."""
+
+    user: AbstractBaseUser | AnonymousUser | None = None
+    token: TableToken | None = None
+
+    @property
+    def label(self) -> str:
+        if self.token is not None:
+            return self.token.actor
+        if self.user is not None and self.user.is_authenticated:
+            return f"user {self.user.get_username()}"
+        return "anonymous"
+
+    @property
+    def seat(self) -> int | None:
+        """The seat this phone is joined to, or ``None`` (organiser, scorekeeper)."""
+        return self.token.seat if self.token is not None else None
+
+    def check_seat(self, seat: object) -> None:
+        """Raise ``seat_not_allowed`` (403) if a seat-bound phone enters for another seat."""
+        if self.seat is not None and seat != self.seat:
+            raise SeatNotAllowed()
+
+
+@dataclass(frozen=True)
+class Precondition:
+    """The version the client saw: from ``If-Match`` (412 when stale) or a body field (409)."""
+
+    version: int
+    from_header: bool = False
+
+
+@dataclass(frozen=True)
+class Idempotency:
+    """An ``Idempotency-Key`` and the fingerprint of the request that carried it."""
+
+    key: str
+    fingerprint: str
+
+    @staticmethod
+    def fingerprint_of(method: str, path: str, body: Any) -> str:
+        raw = json.dumps([method, path, body], sort_keys=True, default=str)
+        return hashlib.sha256(raw.encode()).hexdigest()
+
+
+@dataclass
+class Outcome:
+    """A service's answer: HTTP status and body; ``replayed`` for an idempotent retry."""
+
+    status: int
+    body: dict[str, Any]
+    replayed: bool = False
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+# -- games -----------------------------------------------------------------------------
+
+
+@transaction.atomic
+def game_create(
+    *,
+    players: list[str],
+    rules: dict[str, Any] | None = None,
+    created_by: AbstractBaseUser | None = None,
+) -> Game:
+    """Create a game with five seats (names, seat 0 to 4, R3) and a rule set (R40).
+
+    Raises ``record_invalid`` (R3/R40) for players that are not five names or
+    rules R40 does not allow.
+    """
+    record = Record.parse(
+        {"format": "domeng-record/1", "players": players, "rules": rules, "rounds": []}
+    )
+    rule_set = record.rules
+    game = Game.objects.create(
+        rules=rule_set.to_dict(),
+        created_by=created_by if created_by is not None and created_by.is_authenticated else None,
+        state={"snapshot": folding.initial_snapshot(rule_set)},
+    )
+    Seat.objects.bulk_create(
+        Seat(game=game, number=number, name=name.strip()) for number, name in enumerate(players)
+    )
+    return game
+
+
+@transaction.atomic
+def game_import(*, record: Any, created_by: AbstractBaseUser | None = None) -> Game:
+    """Store a ``domeng-record/1`` record (e.g. a paper sheet) as a game with its events.
+
+    Raises the record's first ``RefereeError``; nothing is stored then.
+    """
+    parsed = Record.parse(record)
+    replay(parsed)  # the whole record must be possible before anything is stored
+    game = game_create(
+        players=list(parsed.players), rules=parsed.rules.to_dict(), created_by=created_by
+    )
+    events: list[tuple[str, dict[str, Any]]] = []
+    for data in parsed.rounds:
+        for seat, tiles in sorted((data.get("hands") or {}).items()):
+            events.append(("hand", {"seat": int(seat), "tiles": tiles}))
+        events.extend(("move", move) for move in data["moves"])
+        for seat in range(5):
+            if str(seat) in (data.get("reveal") or {}):
+                events.append(("reveal", {"seat": seat, "tiles": data["reveal"][str(seat)]}))
+            elif str(seat) in (data.get("pips") or {}):
+                events.append(("reveal", {"seat": seat, "pips": data["pips"][str(seat)]}))
+    engine, effects = folding.fold(parsed.rules, events)
+    actor = Actor(user=created_by).label
+    Event.objects.bulk_create(
+        Event(
+            game=game,
+            position=position,
+            kind=kind,
+            payload=payload,
+            round_number=effect.round,
+            entered_by=f"import by {actor}",
+        )
+        for position, ((kind, payload), effect) in enumerate(zip(events, effects, strict=True))
+    )
+    game.version = len(events)
+    game.state = {
+        "snapshot": folding.advance_snapshot(engine, folding.initial_snapshot(parsed.rules))
+    }
+    game.save(update_fields=["version", "state"])
+    return game
+
+
+def game_export(game: Game) -> dict[str, Any]:
+    """The game as a ``domeng-record/1`` record: every live event, in order.
+
+    Declared hands of a round still in play are left out: no one may read
+    them before the round is over (R31).
+    """
+    engine, _ = _full_fold(game)
+    record = export_record(engine, game.players)
+    if engine.rounds and not engine.rounds[-1].round.is_over():
+        record["rounds"][-1].pop("hands", None)
+    return record
+
+
+# -- table tokens ----------------------------------------------------------------------
+
+
+def table_join(
+    *, join_code: str, seat: int | None = None, label: str = "", client: str = ""
+) -> tuple[str, TableToken]:
+    """Exchange a game's join code for a table token (the key is returned once, never stored).
+
+    ``seat`` 0–4 binds the phone to one seat; ``None`` is a scorekeeper for the
+    whole table. Raises ``join_code_invalid`` (404) and, after
+    ``JOIN_FAILURES_ALLOWED`` wrong codes from one client in
+    ``JOIN_LOCKOUT_SECONDS``, ``join_locked_out`` (429).
+    """
+    lock_key = f"join-failures:{client}"
+    if cache.get(lock_key, 0) >= JOIN_FAILURES_ALLOWED:
+        raise JoinLockedOut()
+    code = "".join(ch for ch in join_code.upper() if ch.isalnum())
+    game = Game.objects.filter(join_code=code, status=Game.Status.OPEN).first()
+    if game is None:
+        try:
+            cache.incr(lock_key)
+        except ValueError:
+            cache.set(lock_key, 1, JOIN_LOCKOUT_SECONDS)
+        raise JoinCodeInvalid()
+    key = secrets.token_urlsafe(32)
+    token = TableToken.objects.create(game=game, seat=seat, key_hash=hash_token(key), label=label)
+    return key, token
+
+
+# -- events ----------------------------------------------------------------------------
+
+
+def event_submit(
+    *,
+    game_id: Any,
+    kind: str,
+    payload: dict[str, Any],
+    actor: Actor,
+    precondition: Precondition | None = None,
+    idempotency: Idempotency | None = None,
+) -> Outcome:
+    """Enter one event — a move (R7–R17), a declared hand (R31) or a reveal (R18, R33).
+
+    Returns 201 with ``{"event", "effects", "state"}``. Raises the core's
+    ``RefereeError`` (logged as a ``RefusedEvent``; nothing else changes),
+    ``seat_not_allowed``, ``game_closed``, ``version_mismatch`` /
+    ``precondition_failed`` and ``idempotency_key_reused``.
+    """
+    if kind == "hand" and (actor.token is None or actor.seat != payload.get("seat")):
+        raise SeatNotAllowed(_hand_detail())
+    actor.check_seat(payload.get("seat"))
+    refused: RefereeError | None = None
+    with transaction.atomic():
+        game = _lock(game_id)
+        if (replayed := _idempotent_replay(game, idempotency)) is not None:
+            return replayed
+        _check_open(game, precondition, actor)
+        current = load_current_round(game)
+        try:
+            engine, effects = folding.fold(
+                RuleSet.from_dict(game.rules), current.events_as_pairs(), snapshot=current.snapshot
+            )
+            effect = folding.apply_event(engine, kind, payload)
+        except RefereeError as error:
+            refused = error
+            RefusedEvent.objects.create(
+                game=game,
+                kind=kind,
+                payload=payload,
+                code=error.code,
+                rule=error.rule or "",
+                detail=error.message,
+                entered_by=actor.label,
+            )
+        if refused is None:
+            session = _open_session(game)
+            event = Event.objects.create(
+                game=game,
+                position=game.state.get("next_position", game.version),
+                kind=kind,
+                payload=payload,
+                round_number=effect.round,
+                session=session,
+                entered_by=actor.label,
+            )
+            game.version += 1
+            snapshot = folding.advance_snapshot(engine, current.snapshot)
+            game.state = {
+                **game.state,
+                "snapshot": snapshot,
+                "next_position": event.position + 1,
+                "session": session.number,
+            }
+            game.save(update_fields=["version", "state"])
+            events = [*current.events, event]
+            body = {
+                "event": _event_dict(event, effect),
+                "effects": effect.to_dict(),
+                "state": game_state(
+                    game,
+                    engine,
+                    events,
+                    [*effects, effect],
+                    viewer=actor.seat,
+                    players=current.players,
+                ),
+            }
+            _remember(game, idempotency, 201, body)
+    if refused is not None:
+        raise refused
+    return Outcome(201, body, headers=_etag(game))
+
+
+def event_undo(
+    *,
+    game_id: Any,
+    actor: Actor,
+    precondition: Precondition | None = None,
+    idempotency: Idempotency | None = None,
+    reason: str = "",
+) -> Outcome:
+    """Undo the game's last live event (it is revoked, never deleted) and refold.
+
+    An undo of a round's last move reopens that round until the next round's
+    first move is entered. Raises ``nothing_to_undo``, ``game_closed``,
+    ``version_mismatch`` / ``precondition_failed``.
+    """
+    with transaction.atomic():
+        game = _lock(game_id)
+        if (replayed := _idempotent_replay(game, idempotency)) is not None:
+            return replayed
+        _check_open(game, precondition, actor)
+        last = game.events.filter(revoked_by__isnull=True).order_by("-position").first()
+        if last is None:
+            raise NothingToUndo()
+        actor.check_seat(last.payload.get("seat"))
+        correction = Correction.objects.create(
+            game=game, kind=Correction.Kind.UNDO, entered_by=actor.label, reason=reason
+        )
+        last.revoked_by = correction
+        last.save(update_fields=["revoked_by"])
+        body = _after_correction(game, actor, {"correction": _correction_dict(correction, [last])})
+        _remember(game, idempotency, 200, body)
+    return Outcome(200, body, headers=_etag(game))
+
+
+def event_amend(
+    *,
+    game_id: Any,
+    position: int,
+    payload: dict[str, Any],
+    actor: Actor,
+    precondition: Precondition | None = None,
+    idempotency: Idempotency | None = None,
+    reason: str = "",
+) -> Outcome:
+    """Replace an event of the current round; every later event is replayed through the rules.
+
+    If the replacement or any later event becomes impossible, the amendment is
+    refused with that event's ``RefereeError`` and nothing changes. Raises
+    ``event_not_amendable`` for an event that is not live in the current round.
+    """
+    refused: RefereeError | None = None
+    with transaction.atomic():
+        game = _lock(game_id)
+        if (replayed := _idempotent_replay(game, idempotency)) is not None:
+            return replayed
+        _check_open(game, precondition, actor)
+        live = list(game.events.filter(revoked_by__isnull=True).order_by("position"))
+        target = next((e for e in live if e.position == position), None)
+        if target is None or target.round_number != live[-1].round_number:
+            raise EventNotAmendable()
+        actor.check_seat(target.payload.get("seat"))
+        actor.check_seat(payload.get("seat"))
+        pairs = [(e.kind, payload if e is target else e.payload) for e in live]
+        try:
+            folding.fold(RuleSet.from_dict(game.rules), pairs)
+        except RefereeError as error:
+            refused = error
+            RefusedEvent.objects.create(
+                game=game,
+                kind=target.kind,
+                payload=payload,
+                code=error.code,
+                rule=error.rule or "",
+                detail=error.message,
+                entered_by=actor.label,
+            )
+        if refused is None:
+            correction = Correction.objects.create(
+                game=game, kind=Correction.Kind.AMEND, entered_by=actor.label, reason=reason
+            )
+            target.revoked_by = correction
+            target.save(update_fields=["revoked_by"])
+            replacement = Event.objects.create(
+                game=game,
+                position=target.position,
+                kind=target.kind,
+                payload=payload,
+                round_number=target.round_number,
+                session=target.session,
+                entered_by=actor.label,
+            )
+            correction.replacement = replacement
+            correction.save(update_fields=["replacement"])
+            body = _after_correction(
+                game, actor, {"correction": _correction_dict(correction, [target])}
+            )
+            _remember(game, idempotency, 200, body)
+    if refused is not None:
+        raise refused
+    return Outcome(200, body, headers=_etag(game))
+
+
+# -- sessions and closing --------------------------------------------------------------
+
+
+@transaction.atomic
+def session_start(*, game_id: Any, actor: Actor) -> GameSession:
+    """Open a new sitting of the game (R27); an open one is ended first."""
+    game = _lock(game_id)
+    _check_open(game, None, actor)
+    GameSession.objects.filter(game=game, ended_at__isnull=True).update(ended_at=timezone.now())
+    session = GameSession.objects.create(game=game, number=game.sessions.count() + 1)
+    game.version += 1
+    game.state = {**game.state, "session": session.number}
+    game.save(update_fields=["version", "state"])
+    return session
+
+
+@transaction.atomic
+def session_end(*, game_id: Any, actor: Actor) -> GameSession:
+    """End the open sitting; stones, CAMAT and next leader wait for the next one (R27).
+
+    Raises ``session_state`` (409) when no session is open.
+    """
+    game = _lock(game_id)
+    _check_open(game, None, actor)
+    session = GameSession.objects.filter(game=game, ended_at__isnull=True).first()
+    if session is None:
+        raise SessionState()
+    session.ended_at = timezone.now()
+    session.save(update_fields=["ended_at"])
+    game.version += 1
+    game.state = {**game.state, "session": None}
+    game.save(update_fields=["version", "state"])
+    return session
+
+
+@transaction.atomic
+def game_close(*, game_id: Any, actor: Actor) -> Game:
+    """Close the game: no more events; its record and result stay readable."""
+    game = _lock(game_id)
+    _check_open(game, None, actor)
+    now = timezone.now()
+    GameSession.objects.filter(game=game, ended_at__isnull=True).update(ended_at=now)
+    game.status = Game.Status.CLOSED
+    game.closed_at = now
+    game.version += 1
+    game.state = {**game.state, "session": None}
+    game.save(update_fields=["status", "closed_at", "version", "state"])
+    return game
+
+
+# -- helpers ---------------------------------------------------------------------------
+
+
+def _lock(game_id: Any) -> Game:
+    """The game row, locked until the transaction ends (serialises writes to one game)."""
+    return Game.objects.select_for_update().get(pk=game_id)
+
+
+def _check_open(game: Game, precondition: Precondition | None, actor: Actor) -> None:
+    if game.status != Game.Status.OPEN:
+        raise GameClosed()
+    if precondition is not None and precondition.version != game.version:
+        error = PreconditionFailed if precondition.from_header else VersionMismatch
+        current = load_current_round(game)
+        engine, effects = folding.fold(
+            RuleSet.from_dict(game.rules), current.events_as_pairs(), snapshot=current.snapshot
+        )
+        raise error(
+            state=game_state(
+                game, engine, current.events, effects, viewer=actor.seat, players=current.players
+            )
+        )
+
+
+def _open_session(game: Game) -> GameSession:
+    """The open sitting, started on the first event if none is open."""
+    session = GameSession.objects.filter(game=game, ended_at__isnull=True).first()
+    if session is None:
+        session = GameSession.objects.create(game=game, number=game.sessions.count() + 1)
+    return session
+
+
+def _idempotent_replay(game: Game, idempotency: Idempotency | None) -> Outcome | None:
+    if idempotency is None:
+        return None
+    stored = IdempotencyRecord.objects.filter(scope=f"game:{game.pk}", key=idempotency.key).first()
+    if stored is None:
+        return None
+    if stored.fingerprint != idempotency.fingerprint:
+        raise IdempotencyKeyReused()
+    return Outcome(
+        stored.status_code, stored.body, replayed=True, headers={"Idempotent-Replayed": "true"}
+    )
+
+
+def _remember(
+    game: Game, idempotency: Idempotency | None, status: int, body: dict[str, Any]
+) -> None:
+    if idempotency is None:
+        return
+    try:
+        with transaction.atomic():
+            IdempotencyRecord.objects.create(
+                scope=f"game:{game.pk}",
+                key=idempotency.key,
+                fingerprint=idempotency.fingerprint,
+                status_code=status,
+                body=body,
+            )
+    except IntegrityError:  # pragma: no cover - the game lock makes this unreachable
+        raise IdempotencyKeyReused() from None
+
+
+def _full_fold(game: Game) -> tuple[Any, list[folding.Effects]]:
+    events = game.events.filter(revoked_by__isnull=True).order_by("position")
+    return folding.fold(RuleSet.from_dict(game.rules), [(e.kind, e.payload) for e in events])
+
+
+def _after_correction(game: Game, actor: Actor, extra: dict[str, Any]) -> dict[str, Any]:
+    """Refold the whole game after a correction and re-cache its snapshot."""
+    rules = RuleSet.from_dict(game.rules)
+    live = list(game.events.filter(revoked_by__isnull=True).order_by("position"))
+    engine, _ = folding.fold(rules, [(e.kind, e.payload) for e in live])
+    snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(rules))
+    game.version += 1
+    game.state = {**game.state, "snapshot": snapshot}
+    game.save(update_fields=["version", "state"])
+    current = load_current_round(game)
+    engine, effects = folding.fold(rules, current.events_as_pairs(), snapshot=current.snapshot)
+    return {
+        **extra,
+        "state": game_state(
+            game, engine, current.events, effects, viewer=actor.seat, players=current.players
+        ),
+    }
+
+
+def _event_dict(event: Event, effect: folding.Effects | None = None) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "position": event.position,
+        "kind": event.kind,
+        "round": event.round_number,
+        **{k: v for k, v in event.payload.items() if not (event.kind == "hand" and k == "tiles")},
+        "entered_by": event.entered_by,
+        "created_at": event.created_at.isoformat() if event.created_at else None,
+    }
+    if effect is not None:
+        data["named"] = effect.named
+        data["transfers"] = effect.transfers
+    return data
+
+
+def _correction_dict(correction: Correction, revoked: list[Event]) -> dict[str, Any]:
+    return {
+        "kind": correction.kind,
+        "entered_by": correction.entered_by,
+        "created_at": correction.created_at.isoformat(),
+        "reason": correction.reason,
+        "replaced": [_event_dict(e) for e in revoked],
+        "replacement": _event_dict(correction.replacement) if correction.replacement else None,
+    }
+
+
+def _etag(game: Game) -> dict[str, str]:
+    return {"ETag": f'"{game.version}"'}
+
+
+def _hand_detail() -> str:
+    from django.utils.translation import gettext
+
+    return gettext("Only a phone joined to this seat may declare its hand (R31).")

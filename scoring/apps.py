@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class ScoringConfig(AppConfig):
+    """The scorekeeper: stones and CAMAT arithmetic (the pure part lives in scoring.core)."""
+
+    name = "scoring"
+    default_auto_field = "django.db.models.BigAutoField"
