@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+# A module import, not names: scoring.core.settlement itself imports from this package.
+import scoring.core.settlement as settlement
 from referee.engine.errors import (
     RecordInvalid,
     RefereeError,
@@ -22,7 +24,6 @@ from referee.engine.moves import Move
 from referee.engine.round import MoveReport, Round
 from referee.engine.rules import DEFAULT_RULES, RuleSet
 from scoring.core.ledger import Ledger, Transfer
-from scoring.core.settlement import camat_election, pass_award, round_award
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +175,7 @@ class Game:
         transfers: list[Transfer] = []
         if report.move.is_pass:
             assert report.last_mappano is not None
-            transfers = pass_award(
+            transfers = settlement.pass_award(
                 self.ledger,
                 self.rules,
                 seat=report.move.seat,
@@ -243,9 +244,9 @@ class Game:
     def _settle(self, game_round: GameRound) -> list[Transfer]:
         outcome = game_round.round.outcome
         assert outcome is not None and outcome.winner is not None
-        transfers = round_award(self.ledger, self.rules, outcome)
+        transfers = settlement.round_award(self.ledger, self.rules, outcome)
         game_round.transfers.extend(transfers)
-        elected = camat_election(self.ledger, outcome)
+        elected = settlement.camat_election(self.ledger, outcome)
         if elected is not None:
             self.camat = elected
             game_round.camat_elected = elected

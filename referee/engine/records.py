@@ -106,7 +106,7 @@ def _replay_round(game: Game, game_round: GameRound, data: object) -> None:
     reveal = _seat_map(data.get("reveal"), "reveal", number)
     pips = _seat_map(data.get("pips"), "pips", number)
     for seat in sorted(hands):  # declared hands before the moves (R34)
-        game_round.round.declare(seat, hands[seat])
+        game.declare(seat, hands[seat])
     for move in moves:
         game.push(move, within=game_round)
     for seat in range(SEATS):  # reveals after the moves, seat 0 to 4 (R34)

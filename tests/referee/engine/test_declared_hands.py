@@ -1,0 +1,307 @@
+"""Declared hands: what the referee also checks for a seat that declared its tiles (R31)."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.engine.errors import RefereeError
+from referee.engine.game import Game
+from referee.engine.records import replay_record
+
+PLAYERS = ["Andi", "Besse", "Cakra", "Daeng", "Evi"]
+
+BLOCKED_WALK = ["6-6", "3-6", "2-3", ("2-6", 2), "4-6", "4-5", ("5-6", 5)]
+BLOCKED_REVEAL = {
+    "0": ["0-3", "0-4", "0-5"],
+    "1": ["0-0", "0-1", "0-2"],
+    "2": ["1-1", "1-2", "1-3", "1-4"],
+    "3": ["1-5", "2-2", "2-4", "2-5"],
+}
+SEAT_4_HAND = ["4-6", "3-3", "3-4", "3-5", "4-4"]  # 29 pips left after 4-6
+
+
+def _moves(walk: list, leader: int = 0) -> list[dict]:
+    moves = []
+    for i, step in enumerate(walk):
+        tile, on = step if isinstance(step, tuple) else (step, None)
+        move = {"seat": (leader + i) % 5, "tile": tile}
+        if on is not None:
+            move["on"] = on
+        moves.append(move)
+    return moves
+
+
+def _passes(first: int, count: int = 5) -> list[dict]:
+    return [{"seat": (first + k) % 5, "pass": True} for k in range(count)]
+
+
+BLOCKED_MOVES = _moves(BLOCKED_WALK) + _passes(2)
+
+
+def _record(*rounds: dict) -> dict:
+    return {"format": "domeng-record/1", "players": PLAYERS, "rounds": list(rounds)}
+
+
+def _error_of(*rounds: dict) -> RefereeError:
+    with pytest.raises(RefereeError) as caught:
+        replay_record(_record(*rounds))
+    return caught.value
+
+
+# -- plays and passes of a declared seat --
+
+
+def test_a_declared_seat_playing_a_tile_outside_its_hand_is_tile_not_in_hand_R31():
+    error = _error_of(
+        {
+            "hands": {"1": ["4-6", "0-1", "0-2", "0-3", "0-4"]},
+            "moves": _moves(["6-6", "5-6"]),
+        }
+    )
+
+    assert (error.code, error.rule, error.round, error.move) == ("tile_not_in_hand", "R31", 1, 1)
+
+
+def test_any_seat_playing_a_tile_another_seat_declared_is_tile_not_in_hand_R31():
+    error = _error_of(
+        {
+            "hands": {"3": ["5-6", "0-1", "0-2", "0-3", "0-4"]},
+            "moves": _moves(["6-6", "5-6"]),
+        }
+    )
+
+    assert (error.code, error.rule, error.move) == ("tile_not_in_hand", "R31", 1)
+
+
+def test_a_declared_seat_playing_from_its_hand_is_accepted_R31():
+    result = replay_record(
+        _record(
+            {
+                "hands": {"1": ["5-6", "0-1", "0-2", "0-3", "0-4"]},
+                "moves": _moves(["6-6", "5-6"]),
+            }
+        )
+    )
+
+    assert result["rounds"][0]["after"]["next_leader"] == 2
+
+
+def test_a_declared_seat_passing_while_it_holds_a_playable_tile_is_rejected_R31():
+    error = _error_of(
+        {
+            "hands": {"1": ["1-6", "0-1", "0-2", "0-3", "0-4"]},
+            "moves": [{"seat": 0, "tile": "6-6"}, {"seat": 1, "pass": True}],
+        }
+    )
+
+    assert (error.code, error.rule) == ("pass_with_playable_tile", "R31")
+    assert (error.round, error.move) == (1, 1)
+
+
+def test_a_declared_seat_passing_with_nothing_playable_is_accepted_R31():
+    result = replay_record(
+        _record(
+            {
+                "hands": {"1": ["1-1", "0-1", "0-2", "0-3", "0-4"]},
+                "moves": [{"seat": 0, "tile": "6-6"}, {"seat": 1, "pass": True}],
+            }
+        )
+    )
+
+    assert result["rounds"][0]["transfers"][0]["reason"] == "passebunge"
+
+
+def test_a_hand_whose_playable_tile_was_already_played_may_pass_R31():
+    # Seat 1 declared 5-6 and played it; on (6, 3) it holds no 3 or 6 any more.
+    hands = {"1": ["5-6", "0-1", "0-2", "0-4", "1-1"]}
+    moves = _moves(["6-6", "5-6", "4-5", ("3-4", 4), "3-3"])
+    moves += [{"seat": 0, "pass": True}, {"seat": 1, "pass": True}]
+
+    result = replay_record(_record({"hands": hands, "moves": moves}))
+
+    assert result["rounds"][0]["after"]["next_leader"] == 2
+
+
+# -- declared hands and the first lead --
+
+
+def test_leading_five_five_while_a_declared_hand_holds_six_six_is_opening_tile_invalid_R31():
+    error = _error_of(
+        {
+            "hands": {"3": ["6-6", "0-1", "0-2", "0-3", "0-4"]},
+            "moves": [{"seat": 0, "tile": "5-5"}],
+        }
+    )
+
+    assert (error.code, error.round, error.move) == ("opening_tile_invalid", 1, 0)
+
+
+def test_the_leader_cannot_lead_five_five_while_its_own_hand_holds_six_six_R31():
+    error = _error_of(
+        {
+            "hands": {"0": ["6-6", "5-5", "0-2", "0-3", "0-4"]},
+            "moves": [{"seat": 0, "tile": "5-5"}],
+        }
+    )
+
+    assert error.code == "opening_tile_invalid"
+
+
+def test_a_declared_hand_holding_only_lower_doubles_does_not_stop_the_lead_R31():
+    result = replay_record(
+        _record(
+            {
+                "hands": {"3": ["4-4", "3-3", "0-2", "0-3", "0-4"]},
+                "moves": [{"seat": 0, "tile": "5-5"}],
+            }
+        )
+    )
+
+    assert result["rounds"][0]["leader"] == 0
+
+
+def test_a_declared_first_lead_tile_of_another_seat_cannot_be_led_R31():
+    error = _error_of(
+        {
+            "hands": {"2": ["6-6", "0-1", "0-2", "0-3", "0-4"]},
+            "moves": [{"seat": 0, "tile": "6-6"}],
+        }
+    )
+
+    assert (error.code, error.rule) == ("tile_not_in_hand", "R31")
+
+
+# -- a declared seat at a block --
+
+
+def test_a_declared_seats_remaining_pips_are_known_without_a_reveal_R31_R18():
+    result = replay_record(
+        _record({"hands": {"4": SEAT_4_HAND}, "moves": BLOCKED_MOVES, "reveal": BLOCKED_REVEAL})
+    )
+
+    assert result["rounds"][0]["remaining_pips"] == [12, 3, 14, 23, 29]
+    assert result["rounds"][0]["winner"] == 1
+
+
+def test_a_declared_seat_may_reveal_its_remainder_when_it_agrees_R31():
+    reveal = dict(BLOCKED_REVEAL, **{"4": ["3-3", "3-4", "4-4", "3-5"]})
+
+    result = replay_record(
+        _record({"hands": {"4": SEAT_4_HAND}, "moves": BLOCKED_MOVES, "reveal": reveal})
+    )
+
+    assert result["rounds"][0]["remaining_pips"][4] == 29
+
+
+def test_a_declared_seats_reveal_that_disagrees_with_its_hand_is_rejected_R31_R33():
+    reveal = dict(BLOCKED_REVEAL, **{"4": ["3-3", "3-4", "4-4", "5-5"]})
+
+    error = _error_of({"hands": {"4": SEAT_4_HAND}, "moves": BLOCKED_MOVES, "reveal": reveal})
+
+    assert (error.code, error.round, error.move) == ("reveal_invalid", 1, None)
+
+
+def test_a_declared_seats_pip_sum_that_agrees_with_its_hand_is_accepted_R31_R18():
+    result = replay_record(
+        _record(
+            {
+                "hands": {"4": SEAT_4_HAND},
+                "moves": BLOCKED_MOVES,
+                "reveal": BLOCKED_REVEAL,
+                "pips": {"4": 29},
+            }
+        )
+    )
+
+    assert result["rounds"][0]["remaining_pips"] == [12, 3, 14, 23, 29]
+
+
+def test_a_declared_seats_pip_sum_that_disagrees_with_its_hand_is_rejected_R31_R33():
+    error = _error_of(
+        {
+            "hands": {"4": SEAT_4_HAND},
+            "moves": BLOCKED_MOVES,
+            "reveal": BLOCKED_REVEAL,
+            "pips": {"4": 31},
+        }
+    )
+
+    assert error.code == "reveal_invalid"
+
+
+# -- declared hands are checked first, and must be five distinct free tiles --
+
+
+def test_declared_hands_are_applied_before_the_rounds_moves_R31_R34():
+    error = _error_of({"hands": {"2": ["0-0", "0-1", "0-2", "0-3", "0-4"]}, "moves": BLOCKED_MOVES})
+
+    assert (error.code, error.move) == ("tile_not_in_hand", 2)
+
+
+def test_an_invalid_hand_is_reported_before_an_invalid_first_move_R34():
+    error = _error_of(
+        {"hands": {"0": ["6-6", "0-1", "0-2", "0-3"]}, "moves": [{"seat": 0, "pass": True}]}
+    )
+
+    assert (error.code, error.move) == ("record_invalid", None)
+
+
+def test_declared_hands_are_checked_seat_0_to_4_R34():
+    hands = {
+        "3": ["7-7", "1-1", "1-2", "1-3", "1-4"],
+        "1": ["0-0", "0-1", "0-2", "0-3"],
+    }
+
+    error = _error_of({"hands": hands, "moves": []})
+
+    assert error.code == "record_invalid"
+
+
+@pytest.mark.parametrize(
+    "hands",
+    [
+        pytest.param({"1": ["0-0", "0-1", "0-2", "0-3"]}, id="four tiles"),
+        pytest.param({"1": ["0-0", "0-1", "0-2", "0-3", "0-4", "0-5"]}, id="six tiles"),
+        pytest.param({"1": ["0-0", "0-1", "0-2", "0-3", "1|0"]}, id="a tile twice"),
+        pytest.param(
+            {"1": ["0-0", "0-1", "0-2", "0-3", "0-4"], "2": ["0-4", "1-1", "1-2", "1-3", "1-4"]},
+            id="declared by two seats",
+        ),
+        pytest.param({"1": "0-0 0-1 0-2 0-3 0-4"}, id="not a list"),
+        pytest.param({"5": ["0-0", "0-1", "0-2", "0-3", "0-4"]}, id="seat 5"),
+        pytest.param({1: ["0-0", "0-1", "0-2", "0-3", "0-4"]}, id="seat not a string"),
+        pytest.param(["0-0", "0-1", "0-2", "0-3", "0-4"], id="hands not a map"),
+    ],
+)
+def test_a_hand_that_is_not_five_distinct_undeclared_tiles_is_record_invalid_R31(hands):
+    error = _error_of({"hands": hands, "moves": []})
+
+    assert (error.code, error.move) == ("record_invalid", None)
+
+
+def test_a_fault_in_a_declared_hand_names_its_round_and_no_move_R31():
+    # RECORD.md: round is null only for a fault in the header; move is null for a hand.
+    error = _error_of({"hands": {"1": ["0-0", "0-1", "0-2", "0-3"]}, "moves": []})
+
+    assert error.to_dict()["code"] == "record_invalid"
+    assert (error.round, error.move) == (1, None)
+
+
+def test_a_hand_with_a_malformed_tile_is_tile_invalid_R31_R1():
+    error = _error_of({"hands": {"1": ["0-0", "0-1", "0-2", "0-3", "0-7"]}, "moves": []})
+
+    assert error.code == "tile_invalid"
+
+
+def test_a_hand_declared_once_the_round_began_must_agree_with_its_moves_R31():
+    game = Game()
+    game.push({"seat": 0, "tile": "6-6"})
+    game.push({"seat": 1, "pass": True})
+
+    with pytest.raises(RefereeError) as caught:
+        game.declare(1, ["5-6", "0-1", "0-2", "0-3", "0-4"])
+
+    assert caught.value.code == "pass_with_playable_tile"
+    assert (caught.value.round, caught.value.move) == (1, 1)
+    game.declare(1, ["0-0", "0-1", "0-2", "0-3", "0-4"])
+    assert set(map(str, game.rounds[0].round.hands[1])) == {"0-0", "0-1", "0-2", "0-3", "0-4"}
