@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 PYTHON_BOOT := $(shell for p in python3.11 python3; do \
 	$$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: run test lint schema schema-check install clean
+.PHONY: run demo test lint schema schema-check install clean
 
 install: $(STAMP)
 
@@ -25,6 +25,11 @@ $(STAMP): pyproject.toml | $(PY)
 run: $(STAMP)
 	$(MANAGE) migrate
 	$(MANAGE) runserver 127.0.0.1:$(PORT)
+
+# Plays examples/club_night.json over HTTP on a throwaway server and SQLite database
+# (DEMO_ARGS="--record game.json" to play another record).
+demo: $(STAMP)
+	$(MANAGE) demo $(DEMO_ARGS)
 
 test: $(STAMP)
 	$(MANAGE) check
