@@ -54,10 +54,12 @@ def apply_event(game: Game, kind: str, payload: dict[str, Any]) -> Effects:
         return Effects(round=game.rounds[-1].round.number)
     if kind == "reveal":
         was_settled = game.current is None
-        if "pips" in payload:
-            transfers = game.reveal(payload.get("seat"), pips=payload["pips"])  # type: ignore[arg-type]
-        else:
-            transfers = game.reveal(payload.get("seat"), tiles=payload.get("tiles"))  # type: ignore[arg-type]
+        # Both given (or neither) is the core's record_invalid (R18), never silently one of them.
+        transfers = game.reveal(
+            payload.get("seat"),  # type: ignore[arg-type]
+            tiles=payload.get("tiles"),
+            pips=payload.get("pips"),
+        )
         game_round = game.rounds[-1]
         effects = Effects(round=game_round.round.number, transfers=[t.to_dict() for t in transfers])
         if not was_settled and game_round.round.is_settled():

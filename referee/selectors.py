@@ -131,7 +131,9 @@ def _round_state(engine: EngineGame, rnd: Any, status: str, viewer: int | None) 
             "previous": _outcome(rnd.outcome, engine.rounds[-1]) if rnd is not None else None,
         }
         return upcoming
-    hidden = viewer is None or viewer != rnd.turn
+    # Only the seat to play, reading its own declared hand, gets the narrowed list: for
+    # any other viewer, excluding another seat's declared tiles would give them away (R31).
+    hidden = viewer is None or viewer != rnd.turn or viewer not in rnd.hands
     playable = rnd.playable_tiles(hidden=hidden)
     return {
         "number": rnd.number,

@@ -94,6 +94,7 @@ RECORD: Schema = {
                     "moves": {"type": "array", "items": {"oneOf": [PLAY, PASS]}},
                     "hands": {
                         "type": "object",
+                        "nullable": True,
                         "description": "Declared hands (R31): seat → its five tiles. " + SEAT_KEYS,
                         "additionalProperties": {
                             "type": "array",
@@ -104,12 +105,14 @@ RECORD: Schema = {
                     },
                     "reveal": {
                         "type": "object",
+                        "nullable": True,
                         "description": "Blocked round only (R18): seat → the tiles it still "
                         "holds. " + SEAT_KEYS,
                         "additionalProperties": {"type": "array", "items": TILE},
                     },
                     "pips": {
                         "type": "object",
+                        "nullable": True,
                         "description": "Blocked round only (R18): seat → its remaining pip "
                         "sum, for seats not in `reveal`. " + SEAT_KEYS,
                         "additionalProperties": {"type": "integer", "minimum": 0},
@@ -299,6 +302,262 @@ PROBLEM: Schema = {
 }
 
 
+# -- stored games: what ``referee.selectors.game_state`` and the services answer ----------
+
+TRANSFER: Schema = RESULT["properties"]["rounds"]["items"]["properties"]["transfers"]["items"]
+TRANSFERS: Schema = {"type": "array", "items": TRANSFER}
+NAMED: Schema = {
+    "type": "array",
+    "items": {"type": "string"},
+    "description": "The table's words: PASS, PASSEBUNGE, MAPPAKULING, FIRST CAPPU, CEKI, "
+    "POLLO, MANGUNO, MATTIKKENG, CUCUQ, CAMAT.",
+}
+PIPS: Schema = {"type": "integer", "minimum": 0, "maximum": 6}
+DATE_TIME: Schema = {"type": "string", "format": "date-time"}
+EVENT_KIND: Schema = {"type": "string", "enum": ["move", "hand", "reveal"]}
+# The event's own fields, in record form (RECORD.md): a play, a pass, a hand, a reveal.
+EVENT_FIELDS: Schema = {
+    "seat": SEAT,
+    "tile": TILE,
+    "on": {**PIPS, "nullable": True},
+    "pass": {"type": "boolean"},
+    "tiles": {"type": "array", "items": TILE, "nullable": True},
+    "pips": {"type": "integer", "minimum": 0},
+}
+
+OUTCOME: Schema = {
+    "type": "object",
+    "description": "How a round ended (R14–R21) and the stones it moved. While a blocked "
+    "round waits for reveals, `winner`, `remaining_pips` and `cucuq` are `null`.",
+    "required": [
+        "number",
+        "ending",
+        "finish",
+        "named",
+        "first_cappu",
+        "manguno",
+        "mattikkeng",
+        "cucuq",
+        "winner",
+        "remaining_pips",
+        "transfers",
+        "camat_elected",
+    ],
+    "properties": {
+        "number": {"type": "integer", "minimum": 1},
+        "ending": {"type": "string", "enum": ["cappu", "blocked"]},
+        "finish": {"type": "string", "nullable": True, "enum": ["plain", "ceki", "pollo", None]},
+        "named": NAMED,
+        "first_cappu": NULLABLE_SEAT,
+        "manguno": NULLABLE_SEAT,
+        "mattikkeng": {"type": "array", "items": SEAT},
+        "cucuq": NULLABLE_SEAT,
+        "winner": NULLABLE_SEAT,
+        "remaining_pips": {
+            "type": "array",
+            "nullable": True,
+            "items": {"type": "integer", "minimum": 0},
+            "minItems": 5,
+            "maxItems": 5,
+        },
+        "transfers": TRANSFERS,
+        "camat_elected": NULLABLE_SEAT,
+    },
+}
+
+GAME_STATE: Schema = {
+    "type": "object",
+    "description": "What the table sees now. `turn` is the seat that must move, or `null` "
+    "before the game's first lead (the holder of the highest first-lead double leads, R5) "
+    "and while a blocked round waits for reveals. A seat's `hand` is shown only to that "
+    "seat's phone while the round is in play (R31), to everyone once it is over.",
+    "required": [
+        "id",
+        "version",
+        "status",
+        "session",
+        "table",
+        "camat",
+        "turn",
+        "round",
+        "seats",
+        "last_events",
+    ],
+    "properties": {
+        "id": {"type": "string", "format": "uuid"},
+        "version": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Increases with every change; the `ETag`.",
+        },
+        "status": {"type": "string", "enum": ["open", "closed"]},
+        "session": {
+            "type": "integer",
+            "minimum": 1,
+            "nullable": True,
+            "description": "The open sitting (R27), if any.",
+        },
+        "table": STONES,
+        "camat": NULLABLE_SEAT,
+        "turn": NULLABLE_SEAT,
+        "round": {
+            "type": "object",
+            "description": "The round in play, or the next one while waiting for its lead.",
+            "required": [
+                "number",
+                "status",
+                "leader",
+                "chain",
+                "ends",
+                "playable",
+                "awaiting_reveal",
+                "previous",
+            ],
+            "properties": {
+                "number": {"type": "integer", "minimum": 1},
+                "status": {
+                    "type": "string",
+                    "enum": ["awaiting_lead", "in_play", "awaiting_reveals"],
+                },
+                "leader": NULLABLE_SEAT,
+                "chain": {
+                    "type": "array",
+                    "items": TILE,
+                    "description": "Left to right, each tile as laid.",
+                },
+                "ends": {
+                    "type": "array",
+                    "nullable": True,
+                    "items": PIPS,
+                    "minItems": 2,
+                    "maxItems": 2,
+                },
+                "playable": {
+                    "type": "object",
+                    "description": "Open end's value → the tiles that can still go on it.",
+                    "additionalProperties": {"type": "array", "items": TILE},
+                },
+                "awaiting_reveal": {"type": "array", "items": SEAT},
+                "previous": {
+                    **OUTCOME,
+                    "nullable": True,
+                    "description": "Before a round's lead: how the last one ended.",
+                },
+                "outcome": {**OUTCOME, "nullable": True},
+            },
+        },
+        "seats": {
+            "type": "array",
+            "minItems": 5,
+            "maxItems": 5,
+            "items": {
+                "type": "object",
+                "required": [
+                    "seat",
+                    "name",
+                    "stones",
+                    "is_camat",
+                    "tiles_played",
+                    "tiles_left",
+                    "passed_on",
+                    "has_declared",
+                    "hand",
+                ],
+                "properties": {
+                    "seat": SEAT,
+                    "name": {"type": "string"},
+                    "stones": STONES,
+                    "is_camat": {"type": "boolean"},
+                    "tiles_played": {"type": "array", "items": TILE},
+                    "tiles_left": {"type": "integer", "minimum": 0, "maximum": 5},
+                    "passed_on": {"type": "array", "items": PIPS},
+                    "has_declared": {"type": "boolean"},
+                    "hand": {"type": "array", "items": TILE, "nullable": True},
+                },
+            },
+        },
+        "last_events": {
+            "type": "array",
+            "description": "The round's last events (at most 12), oldest first.",
+            "items": {
+                "type": "object",
+                "required": ["position", "kind", "round", "seat", "named", "transfers"],
+                "properties": {
+                    "position": {"type": "integer", "minimum": 0},
+                    "kind": EVENT_KIND,
+                    "round": {"type": "integer", "minimum": 1},
+                    **EVENT_FIELDS,
+                    "named": NAMED,
+                    "transfers": TRANSFERS,
+                    "entered_by": {"type": "string"},
+                },
+            },
+        },
+    },
+}
+
+STORED_EVENT: Schema = {
+    "type": "object",
+    "description": "A stored event: its fields in record form (a declared hand's `tiles` "
+    "left out), where it stands in the game, and who entered it when.",
+    "required": ["position", "kind", "round", "entered_by", "created_at"],
+    "properties": {
+        "position": {"type": "integer", "minimum": 0},
+        "kind": EVENT_KIND,
+        "round": {"type": "integer", "minimum": 1},
+        **EVENT_FIELDS,
+        "entered_by": {"type": "string"},
+        "created_at": {**DATE_TIME, "nullable": True},
+        "named": NAMED,
+        "transfers": TRANSFERS,
+    },
+}
+
+EVENT_RESULT: Schema = {
+    "type": "object",
+    "description": "The stored event, what it caused and the new state.",
+    "required": ["event", "effects", "state"],
+    "properties": {
+        "event": STORED_EVENT,
+        "effects": {
+            "type": "object",
+            "required": ["round", "named", "transfers", "round_ended", "settled", "camat_elected"],
+            "properties": {
+                "round": {"type": "integer", "minimum": 1},
+                "named": NAMED,
+                "transfers": TRANSFERS,
+                "round_ended": {"type": "boolean"},
+                "settled": {"type": "boolean"},
+                "camat_elected": NULLABLE_SEAT,
+            },
+        },
+        "state": {"$ref": "#/components/schemas/GameState"},
+    },
+}
+
+CORRECTION_RESULT: Schema = {
+    "type": "object",
+    "description": "The correction (the audit trail keeps the events it replaced) and the "
+    "new state.",
+    "required": ["correction", "state"],
+    "properties": {
+        "correction": {
+            "type": "object",
+            "required": ["kind", "entered_by", "created_at", "reason", "replaced", "replacement"],
+            "properties": {
+                "kind": {"type": "string", "enum": ["undo", "amend"]},
+                "entered_by": {"type": "string"},
+                "created_at": DATE_TIME,
+                "reason": {"type": "string"},
+                "replaced": {"type": "array", "items": STORED_EVENT},
+                "replacement": {**STORED_EVENT, "nullable": True},
+            },
+        },
+        "state": {"$ref": "#/components/schemas/GameState"},
+    },
+}
+
+
 class JsonSchemaDocument(serializers.Serializer[Any]):
     """A documentation-only body: ``JsonSchemaExtension`` publishes ``json_schema`` as is."""
 
@@ -319,6 +578,21 @@ class ResultDocument(JsonSchemaDocument):
 class ProblemDocument(JsonSchemaDocument):
     component_name = "Problem"
     json_schema = PROBLEM
+
+
+class GameStateDocument(JsonSchemaDocument):
+    component_name = "GameState"
+    json_schema = GAME_STATE
+
+
+class EventResultDocument(JsonSchemaDocument):
+    component_name = "EventResult"
+    json_schema = EVENT_RESULT
+
+
+class CorrectionResultDocument(JsonSchemaDocument):
+    component_name = "CorrectionResult"
+    json_schema = CORRECTION_RESULT
 
 
 class JsonSchemaExtension(OpenApiSerializerExtension):

@@ -1,0 +1,252 @@
+"""Creating games, joining them with a code, and who may use a game (organisers and phones)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from referee.models import Game, TableToken, hash_token
+from referee.services import JOIN_FAILURES_ALLOWED
+from tests.factories import GameFactory, UserFactory, table_key
+from tests.referee.conftest import API, PROBLEM, table_client, token_client
+
+GAMES_URL = f"{API}/games/"
+JOIN_URL = f"{API}/join/"
+PLAYERS = ["Andi", "Besse", "Cakra", "Daeng", "Evi"]
+
+
+def join(body, *, client=None, **extra):
+    return (client or APIClient()).post(JOIN_URL, body, format="json", **extra)
+
+
+# -- creating a game -------------------------------------------------------------------
+
+
+def test_an_organiser_with_a_drf_token_creates_a_game_and_gets_its_id_and_join_code_R3(
+    organiser_client, organiser
+):
+    response = organiser_client.post(GAMES_URL, {"players": PLAYERS}, format="json")
+
+    assert response.status_code == 201
+    body = response.json()
+    game = Game.objects.get(pk=body["id"])
+    assert body["join_code"] == game.join_code
+    assert body["version"] == 0
+    assert response["ETag"] == '"0"'
+    assert game.created_by == organiser
+    state = body["state"]
+    assert [seat["name"] for seat in state["seats"]] == PLAYERS
+    assert state["table"] == 25
+    assert state["turn"] is None  # R5: whoever holds the highest double leads
+    assert state["round"]["number"] == 1
+
+
+def test_an_organiser_signed_in_with_a_session_creates_a_game(db):
+    UserFactory(username="ida")
+    client = APIClient()
+    assert client.login(username="ida", password="correct horse battery staple")
+
+    response = client.post(GAMES_URL, {"players": PLAYERS}, format="json")
+
+    assert response.status_code == 201
+
+
+def test_a_game_keeps_the_rule_set_it_was_created_with_R40(organiser_client):
+    response = organiser_client.post(
+        GAMES_URL, {"players": PLAYERS, "rules": {"starting_stones": 30}}, format="json"
+    )
+
+    assert response.status_code == 201
+    assert response.json()["state"]["table"] == 30
+    assert Game.objects.get(pk=response.json()["id"]).rules["starting_stones"] == 30
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"players": PLAYERS[:4]}, "invalid"),
+        ({"players": [*PLAYERS[:4], " "]}, "invalid"),
+        ({}, "invalid"),
+        ({"players": PLAYERS, "rules": {"jokers": 2}}, "record_invalid"),
+        ({"players": PLAYERS, "rules": {"starting_stones": -1}}, "record_invalid"),
+    ],
+)
+def test_a_game_needs_five_names_and_a_rule_set_R40_allows_R3_R40(organiser_client, body, code):
+    response = organiser_client.post(GAMES_URL, body, format="json")
+
+    assert response.status_code == 400
+    assert response["Content-Type"] == PROBLEM
+    assert response.json()["code"] == code
+    assert not Game.objects.exists()
+
+
+def test_a_game_cannot_be_created_without_credentials(db):
+    response = APIClient().post(GAMES_URL, {"players": PLAYERS}, format="json")
+
+    assert response.status_code == 401
+    assert response.json()["code"] == "not_authenticated"
+
+
+def test_a_phone_cannot_create_a_game(table):
+    response = table.scorekeeper.post(GAMES_URL, {"players": PLAYERS}, format="json")
+
+    assert response.status_code == 403
+    assert response.json()["code"] == "permission_denied"
+
+
+# -- joining ---------------------------------------------------------------------------
+
+
+def test_a_phone_exchanges_the_join_code_for_a_scorekeeper_token(table):
+    response = join({"join_code": table.game.join_code})
+
+    assert response.status_code == 201
+    body = response.json()
+    assert body["game"] == table.id
+    assert body["seat"] is None
+    token = TableToken.objects.get(key_hash=hash_token(body["token"]))
+    assert token.game_id == table.game.pk
+    assert not TableToken.objects.filter(key_hash=body["token"]).exists()  # only its hash
+
+
+def test_a_phone_joined_to_one_seat_gets_a_token_for_that_seat(table):
+    response = join({"join_code": table.game.join_code, "seat": 3, "label": "Daeng's phone"})
+
+    assert response.status_code == 201
+    assert response.json()["seat"] == 3
+    phone = table_client(response.json()["token"])
+    assert phone.get(table.url()).status_code == 200
+    refused = table.play(0, "6-6", client=phone)
+    assert refused.status_code == 403
+    assert refused.json()["code"] == "seat_not_allowed"
+
+
+def test_a_join_code_is_read_aloud_so_case_and_dashes_do_not_matter(table):
+    code = table.game.join_code
+    spoken = f"{code[:4]}-{code[4:8]}-{code[8:]}".lower()
+
+    assert join({"join_code": spoken}).status_code == 201
+
+
+def test_a_wrong_join_code_is_a_404_problem(table):
+    response = join({"join_code": "NOPE-NOPE-NO"})
+
+    assert response.status_code == 404
+    assert response["Content-Type"] == PROBLEM
+    assert response.json()["code"] == "join_code_invalid"
+
+
+def test_a_closed_games_join_code_no_longer_works(table):
+    assert table.post("close/", client=table.organiser).status_code == 200
+
+    response = join({"join_code": table.game.join_code})
+
+    assert response.status_code == 404
+    assert response.json()["code"] == "join_code_invalid"
+
+
+def test_a_seat_outside_0_to_4_cannot_be_joined_R3(table):
+    response = join({"join_code": table.game.join_code, "seat": 5})
+
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["field"] == "seat"
+
+
+def test_repeated_wrong_join_codes_lock_the_client_out_even_with_the_right_code(table):
+    for _ in range(JOIN_FAILURES_ALLOWED):
+        assert join({"join_code": "WRONG"}).status_code == 404
+
+    locked = join({"join_code": table.game.join_code})
+
+    assert locked.status_code == 429
+    assert locked.json()["code"] == "join_locked_out"
+
+
+def test_a_lockout_is_per_client(table):
+    for _ in range(JOIN_FAILURES_ALLOWED):
+        join({"join_code": "WRONG"}, REMOTE_ADDR="10.0.0.1")
+
+    assert join({"join_code": table.game.join_code}, REMOTE_ADDR="10.0.0.1").status_code == 429
+    assert join({"join_code": table.game.join_code}, REMOTE_ADDR="10.0.0.2").status_code == 201
+
+
+def test_join_attempts_are_throttled_with_a_retry_after(table, monkeypatch):
+    from rest_framework.throttling import ScopedRateThrottle
+
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"join": "3/min"})
+    for _ in range(3):
+        assert join({"join_code": table.game.join_code}).status_code == 201
+
+    response = join({"join_code": table.game.join_code})
+
+    assert response.status_code == 429
+    assert response.json()["code"] == "throttled"
+    assert int(response["Retry-After"]) > 0
+
+
+# -- who may use a game ----------------------------------------------------------------
+
+
+def test_without_credentials_a_game_is_401_and_says_how_to_authenticate(table):
+    response = APIClient().get(table.url())
+
+    assert response.status_code == 401
+    assert response["Content-Type"] == PROBLEM
+    assert response.json()["code"] == "not_authenticated"
+    assert response["WWW-Authenticate"] == "Table"
+
+
+@pytest.mark.parametrize("suffix", ["", "events/", "record/", "result/"])
+def test_another_games_table_token_is_403(table, suffix):
+    other = table_client(table_key(game=GameFactory()))
+
+    response = other.get(table.url(suffix))
+
+    assert response.status_code == 403
+    assert response.json()["code"] == "permission_denied"
+
+
+@pytest.mark.parametrize(
+    ("suffix", "body"),
+    [
+        ("moves/", {"seat": 0, "tile": "6-6"}),
+        ("reveals/", {"seat": 0, "pips": 3}),
+        ("undo/", {}),
+        ("sessions/", {}),
+        ("close/", {}),
+    ],
+)
+def test_another_games_table_token_cannot_write_to_a_game(table, suffix, body):
+    other = table_client(table_key(game=GameFactory()))
+
+    response = other.post(table.url(suffix), body, format="json")
+
+    assert response.status_code == 403
+    assert table.state()["version"] == 0
+    assert table.state()["status"] == "open"
+
+
+def test_an_unknown_or_revoked_table_token_is_401(table):
+    key = table_key(game=table.game, seat=0)
+    TableToken.objects.filter(key_hash=hash_token(key)).update(revoked_at=timezone.now())
+
+    assert table_client(key).get(table.url()).status_code == 401
+    assert table_client("not-a-token").get(table.url()).status_code == 401
+
+
+def test_another_organiser_cannot_use_a_game_but_staff_can(table):
+    stranger = token_client(UserFactory())
+    staff = token_client(UserFactory(is_staff=True))
+
+    assert stranger.get(table.url()).status_code == 403
+    assert staff.get(table.url()).status_code == 200
+
+
+def test_an_unknown_game_is_404(table):
+    response = table.organiser.get(f"{API}/games/{uuid.uuid4()}/")
+
+    assert response.status_code == 404
+    assert response.json()["code"] == "not_found"

@@ -1,0 +1,160 @@
+"""Sessions (sittings) and closing a game: what carries over (R27), what a closed game refuses."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.models import Event, GameSession
+from tests.referee.conftest import PROBLEM
+
+
+def test_a_session_is_started_and_ended(table):
+    started = table.post("sessions/", client=table.organiser)
+
+    assert started.status_code == 201
+    assert started.json()["number"] == 1
+    assert table.state()["session"] == 1
+    ended = table.post("sessions/end/", client=table.organiser)
+    assert ended.status_code == 200
+    assert ended.json()["number"] == 1
+    assert ended.json()["ended_at"] is not None
+    assert table.state()["session"] is None
+
+
+def test_starting_a_session_ends_the_open_one(table):
+    table.post("sessions/", client=table.organiser)
+
+    second = table.post("sessions/", client=table.organiser)
+
+    assert second.json()["number"] == 2
+    sessions = GameSession.objects.order_by("number")
+    assert [(s.number, s.ended_at is None) for s in sessions] == [(1, False), (2, True)]
+
+
+def test_ending_a_session_when_none_is_open_is_409_session_state(table):
+    response = table.post("sessions/end/", client=table.organiser)
+
+    assert response.status_code == 409
+    assert response["Content-Type"] == PROBLEM
+    assert response.json()["code"] == "session_state"
+
+
+def test_the_first_event_opens_a_session_when_none_is_open(table):
+    body = table.accept(table.play(0, "6-6"))
+
+    assert body["state"]["session"] == 1
+    assert Event.objects.get().session.number == 1
+
+
+def test_stones_camat_and_next_leader_carry_over_to_the_next_session_R27(table, load_scenario):
+    """Scenario 14 played over three sittings gives the result of one sitting (R24–R27)."""
+    scenario = load_scenario("14_camat_election_reset_25")
+    rounds = scenario["record"]["rounds"]
+    table.post("sessions/", client=table.organiser)
+    table.play_round(rounds[0])
+    table.post("sessions/end/", client=table.organiser)
+    between = table.state()
+
+    table.post("sessions/", client=table.organiser)
+    resumed = table.state()
+    table.play_round(rounds[1])
+    table.post("sessions/end/", client=table.organiser)
+    table.post("sessions/", client=table.organiser)
+    table.play_round(rounds[2])
+
+    expected_after_1 = scenario["expect"]["rounds"][0]["after"]
+    assert between["session"] is None
+    assert resumed["session"] == 2
+    for state in (between, resumed):
+        assert state["table"] == expected_after_1["table"]
+        assert [s["stones"] for s in state["seats"]] == expected_after_1["stones"]
+        assert state["turn"] == state["round"]["leader"] == expected_after_1["next_leader"]
+    assert table.result() == scenario["expect"]
+    assert table.state()["camat"] == 1
+    assert [s.number for s in GameSession.objects.order_by("number")] == [1, 2, 3]
+    assert {e.session.number for e in Event.objects.filter(round_number=3)} == {3}
+
+
+def test_a_round_may_span_two_sessions_R27(table, load_scenario):
+    moves = load_scenario("02_ceki")["record"]["rounds"][0]["moves"]
+    for move in moves[:10]:
+        table.accept(table.move(move))
+    table.post("sessions/end/", client=table.organiser)
+    table.post("sessions/", client=table.organiser)
+
+    for move in moves[10:]:
+        table.accept(table.move(move))
+
+    assert table.result()["rounds"][0]["finish"] == "ceki"
+
+
+# -- closing ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def closed(table, load_scenario):
+    for move in load_scenario("02_ceki")["record"]["rounds"][0]["moves"]:
+        table.accept(table.move(move))
+    response = table.post("close/", client=table.organiser)
+    assert response.status_code == 200
+    assert response.json()["status"] == "closed"
+    return table
+
+
+@pytest.mark.parametrize(
+    ("suffix", "body", "who"),
+    [
+        ("moves/", {"seat": 0, "tile": "3-3"}, "seat"),
+        ("moves/", {"seat": 0, "tile": "3-3"}, "organiser"),
+        ("hands/", {"seat": 0, "tiles": ["3-3", "0-0", "0-1", "0-2", "0-3"]}, "seat"),
+        ("reveals/", {"seat": 0, "pips": 3}, "seat"),
+        ("undo/", {}, "organiser"),
+        ("sessions/", {}, "organiser"),
+        ("sessions/end/", {}, "organiser"),
+        ("close/", {}, "organiser"),
+    ],
+)
+def test_every_write_to_a_closed_game_is_409_game_closed(closed, suffix, body, who):
+    client = closed.phone(0) if who == "seat" else closed.organiser
+    version = closed.state()["version"]
+
+    response = closed.post(suffix, body, client=client)
+
+    assert response.status_code == 409
+    assert response["Content-Type"] == PROBLEM
+    assert response.json()["code"] == "game_closed"
+    assert closed.state()["version"] == version
+
+
+def test_an_amendment_to_a_closed_game_is_409_game_closed(closed):
+    response = closed.amend(20, {"seat": 0, "tile": "1-4"})
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "game_closed"
+
+
+def test_a_closed_game_stays_readable(closed, load_scenario):
+    scenario = load_scenario("02_ceki")
+
+    assert closed.state()["status"] == "closed"
+    assert closed.state()["session"] is None
+    assert closed.result() == scenario["expect"]
+    assert closed.record()["rounds"][0]["moves"][-1] == {"seat": 0, "tile": "1-6", "on": 1}
+    assert closed.events()["events"]
+    assert not GameSession.objects.filter(ended_at__isnull=True).exists()
+
+
+@pytest.mark.parametrize("suffix", ["sessions/", "sessions/end/", "close/"])
+def test_a_phone_bound_to_one_seat_cannot_manage_sittings_or_close_the_game(table, suffix):
+    response = table.post(suffix, client=table.phone(2))
+
+    assert response.status_code == 403
+    assert response.json()["code"] == "seat_not_allowed"
+    assert table.state()["status"] == "open"
+
+
+@pytest.mark.parametrize("suffix", ["sessions/", "close/"])
+def test_the_table_scorekeeper_may_start_a_sitting_or_close_the_game(table, suffix):
+    response = table.post(suffix, client=table.scorekeeper)
+
+    assert response.status_code in (200, 201)

@@ -1,0 +1,118 @@
+"""The API against its own OpenAPI schema: generated requests never get a 5xx, and every
+response is one the schema documents (status, content type, body).
+
+schemathesis reads ``/api/v1/schema/`` from the WSGI app in-process and generates
+requests for each operation (valid and invalid ones). Each example runs against a
+fresh game (in play, between rounds, or waiting for reveals), as its organiser, so
+the game endpoints are reached past authentication and their answers checked against
+the documented shapes (``GameState``, ``EventResult``, ``CorrectionResult``, ``Record``,
+``Result``, ``Problem``). Bounded and derandomized: the same requests every run.
+
+Not checked: that schema-valid requests are accepted (the rules core refuses legal-
+looking moves with 422 by design) and that schema-invalid ones are refused (DRF
+coerces ``"1"`` to 1 and ``"true"`` to true).
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import schemathesis
+from django.contrib.auth import get_user_model
+from django.core.signals import request_finished, request_started
+from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
+from hypothesis import HealthCheck, settings
+from rest_framework.authtoken.models import Token
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from referee import services
+from referee.models import Game
+
+pytestmark = pytest.mark.django_db
+
+# Games the requests run against, in turn: each example gets a fresh one (g101's opening).
+SETUPS = ("in_play", "awaiting_lead", "awaiting_reveals")
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+]
+
+schema = schemathesis.openapi.from_wsgi("/api/v1/schema/?format=json", get_wsgi_application())
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_test_transaction() -> Iterator[None]:
+    """Like Django's test client: a request must not close the test's connection.
+
+    schemathesis calls the WSGI handler itself, which would fire
+    ``close_old_connections`` at each request's start and end.
+    """
+    for signal in (request_started, request_finished):
+        signal.disconnect(close_old_connections)
+    yield
+    for signal in (request_started, request_finished):
+        signal.connect(close_old_connections)
+
+
+@pytest.fixture
+def organiser() -> Any:
+    return get_user_model().objects.create_user("organiser", password="x")
+
+
+@pytest.fixture
+def organiser_headers(organiser) -> dict[str, str]:
+    return {"Authorization": f"Token {Token.objects.create(user=organiser).key}"}
+
+
+@pytest.fixture
+def new_game(organiser, load_scenario) -> Callable[[], Game]:
+    """Make the next game of ``SETUPS``, round robin, imported by the organiser.
+
+    In play (three moves of round 1), waiting for round 2's lead, or with round 5
+    blocked and waiting for reveals (R18) after four settled rounds.
+    """
+    record = load_scenario("g101_generated_40_rounds")["record"]
+    first, fifth = record["rounds"][0], record["rounds"][4]
+    rounds = {
+        "in_play": [{"moves": first["moves"][:3]}],
+        "awaiting_lead": [first],
+        "awaiting_reveals": [*record["rounds"][:4], {"moves": fifth["moves"]}],
+    }
+    setups = itertools.cycle(SETUPS)
+
+    def make() -> Game:
+        game_record = {**record, "rounds": copy.deepcopy(rounds[next(setups)])}
+        return services.game_import(record=game_record, created_by=organiser)
+
+    return make
+
+
+@schema.parametrize()
+@settings(
+    max_examples=30,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+    ],
+)
+def test_every_operation_answers_as_its_schema_says(case, organiser_headers, new_game):
+    if "game_id" in (case.path_parameters or {}):
+        case.path_parameters["game_id"] = str(new_game().pk)
+
+    case.call_and_validate(headers=organiser_headers, checks=CHECKS)

@@ -1,0 +1,208 @@
+"""The game row lock, tested in pairs: each race goes wrong without the lock and right with it.
+
+Like pretix's paired tests: the same race is run twice, once as the services
+are and once with ``referee.services._lock`` replaced by a plain read (no
+``SELECT … FOR UPDATE``). In both runs the fold sleeps a little after reading
+the events, so that every racer has read the game before any of them writes;
+without the lock they then all decide on the same stale state. Real threads,
+each on its own PostgreSQL connection, released together by a barrier.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, connection
+
+from referee import folding, services
+from referee.engine import RefereeError
+from referee.engine.records import replay_record
+from referee.models import Event, Game
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+RACERS = 4
+FOLD_PAUSE = 0.25  # seconds: far longer than it takes every racer to read the game
+PLAYERS = ["Andi", "Besse", "Cakra", "Daeng", "Evi"]
+# The first moves of g101's first round: lead, then seats 3, 4 and 0 in turn.
+LEAD = {"seat": 2, "tile": "6-6"}
+OPENING = [LEAD, {"seat": 3, "tile": "5-6", "on": 6}, {"seat": 4, "tile": "2-5", "on": 5}]
+NEXT_MOVE = {"seat": 0, "tile": "1-2"}
+
+
+def run_together(count: int, work: Callable[[int], Any]) -> list[Any]:
+    """Run ``work(0)``…``work(count - 1)`` in threads released together; what each returned."""
+    barrier = threading.Barrier(count)
+    results: list[Any] = [None] * count
+
+    def target(index: int) -> None:
+        try:
+            barrier.wait(timeout=30)
+            results[index] = work(index)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test to assert on
+            results[index] = exc
+        finally:
+            connection.close()  # this thread's own connection
+
+    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads)
+    return results
+
+
+_pause = threading.local()
+
+
+@pytest.fixture(autouse=True)
+def slow_fold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Widen the window between reading a game and writing to it: each fold then pauses.
+
+    ``FOLD_PAUSE`` seconds, or what the thread set with ``folds_pausing``.
+    """
+    fold = folding.fold
+
+    def fold_then_pause(*args: Any, **kwargs: Any) -> Any:
+        result = fold(*args, **kwargs)
+        time.sleep(getattr(_pause, "seconds", FOLD_PAUSE))
+        return result
+
+    monkeypatch.setattr(folding, "fold", fold_then_pause)
+
+
+def folds_pausing(seconds: float, call: Callable[[], Any]) -> Any:
+    """``call()`` with this thread's folds pausing ``seconds``."""
+    _pause.seconds = seconds
+    return call()
+
+
+@pytest.fixture
+def without_the_lock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_lock`` as it would be without ``select_for_update()``: a plain read."""
+    monkeypatch.setattr(services, "_lock", lambda game_id: Game.objects.get(pk=game_id))
+
+
+@pytest.fixture
+def organiser() -> services.Actor:
+    user = get_user_model().objects.create_user("organiser", password="x")
+    return services.Actor(user=user)
+
+
+@pytest.fixture
+def game(organiser: services.Actor) -> Game:
+    return services.game_create(players=PLAYERS, created_by=organiser.user)
+
+
+def submit(game: Game, actor: services.Actor, payload: dict[str, Any]) -> Any:
+    """Enter a move; the ``Outcome``, or the rules' or the database's refusal."""
+    try:
+        return services.event_submit(game_id=game.pk, kind="move", payload=payload, actor=actor)
+    except (RefereeError, IntegrityError) as exc:
+        return exc
+
+
+def undo(game: Game, actor: services.Actor) -> Any:
+    try:
+        return services.event_undo(game_id=game.pk, actor=actor)
+    except (RefereeError, IntegrityError) as exc:
+        return exc
+
+
+def kinds(results: list[Any]) -> list[str]:
+    return sorted(type(r).__name__ for r in results)
+
+
+def live_positions(game: Game) -> list[int]:
+    return list(
+        Event.objects.filter(game=game, revoked_by__isnull=True).values_list("position", flat=True)
+    )
+
+
+# -- the same move, entered by several phones at once ----------------------------------
+
+
+def race_the_lead(game: Game, actor: services.Actor) -> list[Any]:
+    return run_together(RACERS, lambda _: submit(game, actor, LEAD))
+
+
+def test_without_the_lock_racing_phones_all_get_the_same_move_past_the_rules(
+    game, organiser, without_the_lock
+):
+    results = race_the_lead(game, organiser)
+
+    # The racers folded the same empty round and found the lead legal; only the unique
+    # (game, position) constraint stopped the others, with a server error instead of a
+    # refusal. (Observed: every one of the RACERS - 1 others, every run.)
+    assert sum(isinstance(r, services.Outcome) for r in results) == 1, kinds(results)
+    assert any(isinstance(r, IntegrityError) for r in results), kinds(results)
+    assert live_positions(game) == [0]
+
+
+def test_with_the_lock_racing_phones_get_the_same_move_accepted_once_and_refused_after(
+    game, organiser
+):
+    results = race_the_lead(game, organiser)
+
+    assert kinds(results) == ["NotYourTurn"] * (RACERS - 1) + ["Outcome"]
+    assert live_positions(game) == [0]
+    game.refresh_from_db()
+    assert game.version == 1
+
+
+# -- an undo racing the next move ------------------------------------------------------
+
+
+def race_undo_and_next_move(game: Game, actor: services.Actor) -> list[Any]:
+    """Seat 4 undoes its move while seat 0 enters the move that follows it.
+
+    The undo folds twice, quickly; the move folds once, slowly: without the lock
+    the move reads the game before the undo commits and writes after it.
+    """
+    for move in OPENING:
+        services.event_submit(game_id=game.pk, kind="move", payload=move, actor=actor)
+    return run_together(
+        2,
+        lambda i: (
+            folds_pausing(0.1, lambda: undo(game, actor))
+            if i == 0
+            else folds_pausing(0.5, lambda: submit(game, actor, NEXT_MOVE))
+        ),
+    )
+
+
+def test_without_the_lock_an_undo_racing_the_next_move_leaves_an_illegal_log(
+    game, organiser, without_the_lock
+):
+    results = race_undo_and_next_move(game, organiser)
+
+    # Both were applied to the same stale game: seat 0's move now follows seat 3's,
+    # and one of the two version bumps was lost.
+    assert kinds(results) == ["Outcome", "Outcome"]
+    assert live_positions(game) == [0, 1, 3]
+    game.refresh_from_db()
+    assert game.version == len(OPENING) + 1
+    with pytest.raises(RefereeError) as refused:
+        services.game_export(game)
+    assert refused.value.code == "not_your_turn"
+
+
+def test_with_the_lock_an_undo_racing_the_next_move_leaves_a_legal_log(game, organiser):
+    results = race_undo_and_next_move(game, organiser)
+
+    applied = sum(isinstance(r, services.Outcome) for r in results)
+    # Undo first: the move is refused (seat 4 must play again). Move first: the undo revokes it.
+    assert kinds(results) in (["NotYourTurn", "Outcome"], ["Outcome", "Outcome"])
+    game.refresh_from_db()
+    assert game.version == len(OPENING) + applied
+    positions = live_positions(game)
+    assert positions == list(range(len(positions)))
+    record = services.game_export(game)
+    replay_record(record)  # a legal game
+    assert [m["seat"] for m in record["rounds"][0]["moves"]] == [2, 3, 4][: len(positions)]
