@@ -53,6 +53,13 @@ class Game(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     closed_at = models.DateTimeField(null=True, blank=True)
+    # League records (scoring): the club and season a game counts for, if any.
+    club = models.ForeignKey(
+        "scoring.Club", null=True, blank=True, on_delete=models.PROTECT, related_name="games"
+    )
+    season = models.ForeignKey(
+        "scoring.Season", null=True, blank=True, on_delete=models.PROTECT, related_name="games"
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -71,6 +78,14 @@ class Seat(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     number = models.PositiveSmallIntegerField()
     name = models.CharField(max_length=80)
+    player = models.ForeignKey(
+        "scoring.Player",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="seats",
+        help_text="The club's registered player in this seat; empty for a guest.",
+    )
 
     class Meta:
         ordering = ["game", "number"]

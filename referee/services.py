@@ -18,9 +18,11 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from referee import folding
 from referee.engine import RefereeError, RuleSet
+from referee.engine.errors import RoundOver, gettext_noop
 from referee.engine.records import Record, export_record, replay
 from referee.exceptions import (
     EventNotAmendable,
@@ -46,6 +48,7 @@ from referee.models import (
     hash_token,
 )
 from referee.selectors import game_state, load_current_round
+from scoring import services as league
 
 JOIN_FAILURES_ALLOWED = 10
 JOIN_LOCKOUT_SECONDS = 15 * 60
@@ -70,6 +73,15 @@ class Actor:
     def seat(self) -> int | None:
         """The seat this phone is joined to, or ``None`` (organiser, scorekeeper)."""
         return self.token.seat if self.token is not None else None
+
+    def check_table_wide(self) -> None:
+        """Raise ``seat_not_allowed`` (403) for a phone bound to one seat.
+
+        Sittings and closing the game are the organiser's or the table's
+        scorekeeper's business, not one seat's.
+        """
+        if self.seat is not None:
+            raise SeatNotAllowed(_table_wide_detail())
 
     def check_seat(self, seat: object) -> None:
         """Raise ``seat_not_allowed`` (403) if a seat-bound phone enters for another seat."""
@@ -114,15 +126,23 @@ class Outcome:
 @transaction.atomic
 def game_create(
     *,
-    players: list[str],
+    players: list[Any],
     rules: dict[str, Any] | None = None,
     created_by: AbstractBaseUser | None = None,
+    club: Any = None,
+    season: Any = None,
 ) -> Game:
-    """Create a game with five seats (names, seat 0 to 4, R3) and a rule set (R40).
+    """Create a game with five seats (seat 0 to 4, R3) and a rule set (R40).
 
-    Raises ``record_invalid`` (R3/R40) for players that are not five names or
-    rules R40 does not allow.
+    Each seat is a guest's name or, in a club's game, a registered player's
+    id (``scoring.services.game_league_resolve``). Raises ``record_invalid``
+    (R3/R40) for players that are not five names or rules R40 does not allow,
+    and the league's errors (``player_not_in_club``, ``season_archived`` …).
     """
+    league_seats = league.game_league_resolve(
+        players=players, club=club, season=season, created_by=created_by
+    )
+    players = league_seats.names
     record = Record.parse(
         {"format": "domeng-record/1", "players": players, "rules": rules, "rounds": []}
     )
@@ -131,23 +151,39 @@ def game_create(
         rules=rule_set.to_dict(),
         created_by=created_by if created_by is not None and created_by.is_authenticated else None,
         state={"snapshot": folding.initial_snapshot(rule_set)},
+        club=league_seats.club,
+        season=league_seats.season,
     )
     Seat.objects.bulk_create(
-        Seat(game=game, number=number, name=name.strip()) for number, name in enumerate(players)
+        Seat(game=game, number=number, name=name.strip(), player=player)
+        for number, (name, player) in enumerate(league_seats.seats)
     )
     return game
 
 
 @transaction.atomic
-def game_import(*, record: Any, created_by: AbstractBaseUser | None = None) -> Game:
+def game_import(
+    *,
+    record: Any,
+    created_by: AbstractBaseUser | None = None,
+    club: Any = None,
+    season: Any = None,
+    players: list[Any] | None = None,
+) -> Game:
     """Store a ``domeng-record/1`` record (e.g. a paper sheet) as a game with its events.
 
-    Raises the record's first ``RefereeError``; nothing is stored then.
+    ``club``/``season``/``players`` (names or player ids, replacing the
+    record's names) make it a league game, as in ``game_create``. Raises the
+    record's first ``RefereeError``; nothing is stored then.
     """
     parsed = Record.parse(record)
     replay(parsed)  # the whole record must be possible before anything is stored
     game = game_create(
-        players=list(parsed.players), rules=parsed.rules.to_dict(), created_by=created_by
+        players=players if players is not None else list(parsed.players),
+        rules=parsed.rules.to_dict(),
+        created_by=created_by,
+        club=club,
+        season=season,
     )
     events: list[tuple[str, dict[str, Any]]] = []
     for data in parsed.rounds:
@@ -177,6 +213,7 @@ def game_import(*, record: Any, created_by: AbstractBaseUser | None = None) -> G
         "snapshot": folding.advance_snapshot(engine, folding.initial_snapshot(parsed.rules))
     }
     game.save(update_fields=["version", "state"])
+    league.seat_rounds_rebuild(game=game)
     return game
 
 
@@ -287,6 +324,10 @@ def event_submit(
                 "session": session.number,
             }
             game.save(update_fields=["version", "state"])
+            if effect.settled:  # the league's stats of that round, in this transaction
+                league.seat_rounds_settle(
+                    game=game, engine=engine, snapshot=current.snapshot, played_at=event.created_at
+                )
             events = [*current.events, event]
             body = {
                 "event": _event_dict(event, effect),
@@ -365,11 +406,16 @@ def event_amend(
         target = next((e for e in live if e.position == position), None)
         if target is None or target.round_number != live[-1].round_number:
             raise EventNotAmendable()
+        if target.kind == Event.Kind.HAND and (
+            actor.token is None or actor.seat != target.payload.get("seat")
+        ):
+            raise SeatNotAllowed(_hand_detail())  # R31: only the seat's own phone declares
         actor.check_seat(target.payload.get("seat"))
         actor.check_seat(payload.get("seat"))
         pairs = [(e.kind, payload if e is target else e.payload) for e in live]
         try:
-            folding.fold(RuleSet.from_dict(game.rules), pairs)
+            _, effects = folding.fold(RuleSet.from_dict(game.rules), pairs)
+            _check_rounds_kept(live, effects)
         except RefereeError as error:
             refused = error
             RefusedEvent.objects.create(
@@ -414,6 +460,7 @@ def event_amend(
 def session_start(*, game_id: Any, actor: Actor) -> GameSession:
     """Open a new sitting of the game (R27); an open one is ended first."""
     game = _lock(game_id)
+    actor.check_table_wide()
     _check_open(game, None, actor)
     GameSession.objects.filter(game=game, ended_at__isnull=True).update(ended_at=timezone.now())
     session = GameSession.objects.create(game=game, number=game.sessions.count() + 1)
@@ -430,6 +477,7 @@ def session_end(*, game_id: Any, actor: Actor) -> GameSession:
     Raises ``session_state`` (409) when no session is open.
     """
     game = _lock(game_id)
+    actor.check_table_wide()
     _check_open(game, None, actor)
     session = GameSession.objects.filter(game=game, ended_at__isnull=True).first()
     if session is None:
@@ -446,6 +494,7 @@ def session_end(*, game_id: Any, actor: Actor) -> GameSession:
 def game_close(*, game_id: Any, actor: Actor) -> Game:
     """Close the game: no more events; its record and result stay readable."""
     game = _lock(game_id)
+    actor.check_table_wide()
     _check_open(game, None, actor)
     now = timezone.now()
     GameSession.objects.filter(game=game, ended_at__isnull=True).update(ended_at=now)
@@ -479,6 +528,28 @@ def _check_open(game: Game, precondition: Precondition | None, actor: Actor) -> 
                 game, engine, current.events, effects, viewer=actor.seat, players=current.players
             )
         )
+
+
+def _check_rounds_kept(live: list[Event], effects: list[folding.Effects]) -> None:
+    """Raise ``round_over`` (R30) if a replayed event now falls in a later round.
+
+    An amendment that ends the round earlier (a FIRST CAPPU, a block) would
+    otherwise turn the round's later events into the next round's.
+    """
+    for event, effect in zip(live, effects, strict=True):
+        if effect.round != event.round_number:
+            move = None
+            if event.kind == Event.Kind.MOVE:
+                move = sum(
+                    1
+                    for e in live
+                    if e.kind == Event.Kind.MOVE
+                    and e.round_number == event.round_number
+                    and e.position < event.position
+                )
+            raise RoundOver(
+                gettext_noop("the round is over: no event can follow its end"),
+            ).at(round=event.round_number, move=move)
 
 
 def _open_session(game: Game) -> GameSession:
@@ -534,6 +605,7 @@ def _after_correction(game: Game, actor: Actor, extra: dict[str, Any]) -> dict[s
     game.version += 1
     game.state = {**game.state, "snapshot": snapshot}
     game.save(update_fields=["version", "state"])
+    league.seat_rounds_rebuild(game=game)  # the correction may change any settled round
     current = load_current_round(game)
     engine, effects = folding.fold(rules, current.events_as_pairs(), snapshot=current.snapshot)
     return {
@@ -575,6 +647,8 @@ def _etag(game: Game) -> dict[str, str]:
 
 
 def _hand_detail() -> str:
-    from django.utils.translation import gettext
-
     return gettext("Only a phone joined to this seat may declare its hand (R31).")
+
+
+def _table_wide_detail() -> str:
+    return gettext("Only the organiser or the table's scorekeeper may do this.")

@@ -1,1 +1,245 @@
-"""Models of the scoring app (none yet)."""
+"""League records: clubs, their organisers and players, seasons, and each seat's rounds.
+
+A club's games (``referee.Game.club``/``season``) are the source of truth;
+``SeatRound`` is derived from them — one row per seat per settled round —
+and is kept by ``scoring.services`` in the same transaction as the event or
+correction that changed the game, never edited by hand. Standings are then
+one aggregate query over it. Seasons and players are never deleted: a season
+is archived, a duplicate player is merged into the one that stays (PROTECT
+foreign keys keep history from being cascaded away).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+
+class Club(models.Model):
+    """A club that keeps a league: its organisers, players, seasons and games."""
+
+    name = models.CharField(max_length=120)
+    slug = models.SlugField(max_length=60, unique=True, help_text="The club's name in URLs.")
+    is_public = models.BooleanField(
+        default=False,
+        help_text="Published: anyone may read its league records (standings, histories).",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    """A Django user's role in a club: organisers manage it, members read its records."""
+
+    class Role(models.TextChoices):
+        ORGANISER = "organiser", _("organiser")
+        MEMBER = "member", _("member")
+
+    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="club_memberships"
+    )
+    role = models.CharField(max_length=12, choices=Role.choices, default=Role.MEMBER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["club", "user"]
+        constraints = [
+            models.UniqueConstraint(fields=["club", "user"], name="membership_unique_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.role}) in {self.club}"
+
+
+class Player(models.Model):
+    """A person who plays in a club's games: a stable identity across games and seasons.
+
+    ``member_number`` (optional) is unique among the club's players that are
+    not merged. A merged player keeps its row with ``merged_into`` set; its
+    seats and stats now belong to that player.
+    """
+
+    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="players")
+    display_name = models.CharField(max_length=80)
+    member_number = models.CharField(max_length=32, blank=True, default="")
+    merged_into = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="merged_players",
+        help_text="Set when this player was a duplicate merged into another.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["club", "display_name", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["club", "member_number"],
+                condition=~Q(member_number="") & Q(merged_into__isnull=True),
+                name="player_unique_member_number",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.display_name
+
+    @property
+    def is_merged(self) -> bool:
+        return self.merged_into_id is not None
+
+
+class Season(models.Model):
+    """A club's season: its games are played in it. Archived when over, never deleted."""
+
+    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="seasons")
+    name = models.CharField(max_length=80)
+    starts_on = models.DateField(null=True, blank=True)
+    ends_on = models.DateField(null=True, blank=True)
+    is_archived = models.BooleanField(
+        default=False, help_text="Archived: no new game may be put in it; its records stay."
+    )
+    archived_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["club", "-starts_on", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["club", "name"], name="season_unique_name"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.club}: {self.name}"
+
+
+class PlayerMerge(models.Model):
+    """The audit of a merge: which duplicate went into which player, by whom, what moved."""
+
+    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="player_merges")
+    survivor = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="merges_kept")
+    merged = models.OneToOneField(Player, on_delete=models.PROTECT, related_name="merge")
+    merged_name = models.CharField(max_length=80, help_text="The duplicate's name at the time.")
+    merged_member_number = models.CharField(max_length=32, blank=True, default="")
+    seats_moved = models.PositiveIntegerField()
+    seat_rounds_moved = models.PositiveIntegerField()
+    merged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reason = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.merged_name} → {self.survivor}"
+
+
+class SeatLink(models.Model):
+    """The audit of a seat (re)linked to a registered player, e.g. a guest identified later."""
+
+    seat = models.ForeignKey("referee.Seat", on_delete=models.PROTECT, related_name="links")
+    previous = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    player = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.PROTECT, related_name="seat_links"
+    )
+    linked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat_id} → {self.player_id}"
+
+
+class SeatRound(models.Model):
+    """One seat's part in one settled round: what the round named it and the stones it moved.
+
+    Derived from the game's events (``scoring.services``), one row per seat
+    (0–4) per settled round. ``player`` is ``None`` for a guest seat; ``club``,
+    ``season`` and ``played_at`` (when the round was settled) are copied from
+    the game so that standings are a single aggregate query. ``passes``
+    counts plain PASSes, ``passebunge`` PASSEBUNGEs (R9, R10);
+    ``stones_received``/``stones_given`` are the stones that moved to/from the
+    seat in the round (R23; a CAMAT reset, R25, is neither); ``stones_held``
+    is what the seat held after the round's awards, before any reset;
+    ``cycle_ended`` marks the rows of a round that elected a CAMAT (R24).
+    """
+
+    game = models.ForeignKey("referee.Game", on_delete=models.CASCADE, related_name="seat_rounds")
+    round_number = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.PROTECT, related_name="seat_rounds"
+    )
+    club = models.ForeignKey(
+        Club, null=True, blank=True, on_delete=models.PROTECT, related_name="seat_rounds"
+    )
+    season = models.ForeignKey(
+        Season, null=True, blank=True, on_delete=models.PROTECT, related_name="seat_rounds"
+    )
+    played_at = models.DateTimeField()
+    won = models.BooleanField(default=False)
+    first_cappu = models.BooleanField(default=False)
+    ceki = models.BooleanField(default=False)
+    pollo = models.BooleanField(default=False)
+    manguno = models.BooleanField(default=False)
+    mattikkeng = models.BooleanField(default=False)
+    cucuq = models.BooleanField(default=False)
+    passes = models.PositiveSmallIntegerField(default=0)
+    passebunge = models.PositiveSmallIntegerField(default=0)
+    stones_received = models.PositiveIntegerField(default=0)
+    stones_given = models.PositiveIntegerField(default=0)
+    stones_held = models.PositiveIntegerField(default=0)
+    camat_elected = models.BooleanField(default=False)
+    cycle_ended = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["game", "round_number", "seat"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["game", "round_number", "seat"], name="seat_round_unique"
+            ),
+            models.CheckConstraint(condition=Q(seat__lte=4), name="seat_round_seat_0_to_4"),
+        ]
+        indexes = [
+            models.Index(fields=["club", "player"], name="seat_round_club_player"),
+            models.Index(fields=["season", "player"], name="seat_round_season_player"),
+            models.Index(fields=["player", "-played_at"], name="seat_round_player_time"),
+            models.Index(
+                fields=["club", "played_at"],
+                condition=Q(cycle_ended=True),
+                name="seat_round_cycle_end",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"round {self.round_number} seat {self.seat} of {self.game_id}"
+
+    @property
+    def named(self) -> list[str]:
+        """The named outcomes that fell on this seat, as the table calls them."""
+        flags = [
+            (self.first_cappu, "FIRST CAPPU"),
+            (self.ceki, "CEKI"),
+            (self.pollo, "POLLO"),
+            (self.manguno, "MANGUNO"),
+            (self.mattikkeng, "MATTIKKENG"),
+            (self.cucuq, "CUCUQ"),
+            (self.camat_elected, "CAMAT"),
+        ]
+        return [name for flag, name in flags if flag]

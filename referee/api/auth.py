@@ -16,6 +16,7 @@ from rest_framework.request import Request
 
 from referee.models import Game, TableToken, hash_token
 from referee.services import Actor
+from scoring.selectors import game_organised_by
 
 TABLE_KEYWORD = "Table"
 
@@ -63,11 +64,20 @@ def actor_of(request: Request) -> Actor:
 
 
 def can_access(request: Request, game: Game) -> bool:
-    """A phone may use only its own game; an organiser, the games they created (staff: all)."""
+    """A phone may use only its own game; an organiser, the games they created and the games
+    of the clubs they organise (a director may correct any event, logged); staff: all."""
     if isinstance(request.auth, TableToken):
         return request.auth.game_id == game.pk
     user = request.user
-    return bool(user and user.is_authenticated and (user.is_staff or game.created_by_id == user.pk))
+    return bool(
+        user
+        and user.is_authenticated
+        and (
+            user.is_staff
+            or game.created_by_id == user.pk
+            or game_organised_by(user=user, game=game)
+        )
+    )
 
 
 class IsOrganiser(permissions.BasePermission):

@@ -25,9 +25,18 @@ from referee import selectors, services
 from referee.api import serializers as s
 from referee.api.auth import CanUseGame, IsOrganiser, actor_of, can_access
 from referee.api.problems import PROBLEM_CONTENT_TYPE
-from referee.api.schema import PROBLEM_RESPONSE_GENERIC
+from referee.api.schema import (
+    PROBLEM_RESPONSE_GENERIC,
+    CorrectionResultDocument,
+    EventResultDocument,
+    GameStateDocument,
+    RecordDocument,
+    ResultDocument,
+)
 from referee.engine.records import replay_record
 from referee.models import Correction, Event, Game, RefusedEvent
+from scoring.api.examples import SEATS_EXAMPLE
+from scoring.api.serializers import GameLeagueQuerySerializer
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key",
@@ -59,18 +68,23 @@ WRITE_PROBLEMS = {
     (412, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
     (422, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
 }
-STATE = OpenApiResponse(OpenApiTypes.OBJECT, description="The game's state (see GET /games/{id}/).")
+STATE = OpenApiResponse(GameStateDocument, description="The game's state (see GET /games/{id}/).")
 EVENT_RESULT = OpenApiResponse(
-    OpenApiTypes.OBJECT,
+    EventResultDocument,
     description="`{event, effects, state}`: the stored event, what it caused (named outcomes "
     "such as PASSEBUNGE, CEKI, MANGUNO; the stones it moved; whether the round ended or was "
     "settled) and the new state.",
+)
+CORRECTION_RESULT = OpenApiResponse(
+    CorrectionResultDocument,
+    description="`{correction, state}`: the correction (the events it replaced stay in the "
+    "audit trail) and the new state.",
 )
 
 
 def _precondition(request: Request, data: dict[str, Any]) -> services.Precondition | None:
     header = request.headers.get("If-Match")
-    if header:
+    if header and header.strip() != "*":  # RFC 9110: "*" matches any current version
         match = _ETAG_RE.match(header.strip())
         return services.Precondition(int(match.group(1)) if match else -1, from_header=True)
     if data.get("expected_version") is not None:
@@ -84,8 +98,11 @@ def _idempotency(request: Request) -> services.Idempotency | None:
         return None
     if len(key) > 255:
         raise serializers.ValidationError({"Idempotency-Key": ["At most 255 characters."]})
+    # Who sent it is part of the request: a stored answer holds the sender's view of the
+    # state (e.g. its own declared hand, R31), never replayed to another token or user.
+    body = {"by": actor_of(request).label, "body": request.data}
     return services.Idempotency(
-        key, services.Idempotency.fingerprint_of(request.method or "", request.path, request.data)
+        key, services.Idempotency.fingerprint_of(request.method or "", request.path, body)
     )
 
 
@@ -127,13 +144,18 @@ class GameListCreateView(APIView):
                 "Five players, default rules",
                 request_only=True,
                 value={"players": ["Andi", "Besse", "Cakra", "Daeng", "Evi"]},
-            )
+            ),
+            SEATS_EXAMPLE,
         ],
     )
     def post(self, request: Request) -> Response:
         data = _validated(s.GameCreateSerializer, request)
         game = services.game_create(
-            players=data["players"], rules=data.get("rules"), created_by=request.user
+            players=data["players"],
+            rules=data.get("rules"),
+            created_by=request.user,
+            club=data.get("club"),
+            season=data.get("season"),
         )
         body = {
             "id": str(game.pk),
@@ -156,10 +178,18 @@ class GameImportView(APIView):
         description="Checks a whole `domeng-record/1` record against the rules and stores it "
         "as a game (its events, in order). A record the rules forbid stores nothing (422).",
         request=OpenApiTypes.OBJECT,
+        parameters=[
+            OpenApiParameter("club", OpenApiTypes.STR, description="A club you organise (slug)."),
+            OpenApiParameter("season", OpenApiTypes.INT, description="One of its seasons (id)."),
+        ],
         responses={201: s.GameCreatedSerializer, **WRITE_PROBLEMS},
     )
     def post(self, request: Request) -> Response:
-        game = services.game_import(record=request.data, created_by=request.user)
+        league = GameLeagueQuerySerializer(data=request.query_params)
+        league.is_valid(raise_exception=True)
+        game = services.game_import(
+            record=request.data, created_by=request.user, **league.validated_data
+        )
         body = {
             "id": str(game.pk),
             "join_code": game.join_code,
@@ -326,7 +356,7 @@ class UndoView(GameMixin, APIView):
         "round's last move reopens it until the next round's first move.",
         request=s.UndoSerializer,
         parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
-        responses={200: STATE, **WRITE_PROBLEMS},
+        responses={200: CORRECTION_RESULT, **WRITE_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
@@ -354,7 +384,7 @@ class EventAmendView(GameMixin, APIView):
         "refused (422 with that event's code) and nothing changes.",
         request=s.AmendSerializer,
         parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
-        responses={200: STATE, **WRITE_PROBLEMS},
+        responses={200: CORRECTION_RESULT, **WRITE_PROBLEMS},
     )
     def put(self, request: Request, game_id: Any, position: int) -> Response:
         game = self.get_game(request, game_id)
@@ -413,13 +443,18 @@ class EventLogView(GameMixin, APIView):
                 "payload": r.payload if r.kind != "hand" else None,
                 "code": r.code,
                 "rule": r.rule or None,
-                "detail": r.detail,
+                "detail": r.detail if _may_read_detail(r, viewer) else None,
                 "entered_by": r.entered_by,
                 "created_at": r.created_at,
             }
             for r in RefusedEvent.objects.filter(game=game)
         ]
         return Response({"events": events, "corrections": corrections, "refused": refused})
+
+
+def _may_read_detail(refused: RefusedEvent, viewer: int | None) -> bool:
+    """A refusal under R31 may name a declared tile: only the refused seat's phone reads it."""
+    return refused.rule != "R31" or (viewer is not None and refused.payload.get("seat") == viewer)
 
 
 def _visible_payload(event: Event, viewer: int | None) -> dict[str, Any]:
@@ -487,7 +522,7 @@ class GameRecordView(GameMixin, APIView):
         tags=["records"],
         summary="Export the game's record",
         description="`domeng-record/1`: replaying it gives exactly the stored game's result.",
-        responses={200: OpenApiTypes.OBJECT, **PROBLEMS},
+        responses={200: RecordDocument, **PROBLEMS},
     )
     def get(self, request: Request, game_id: Any) -> Response:
         return Response(services.game_export(self.get_game(request, game_id)))
@@ -499,7 +534,7 @@ class GameResultView(GameMixin, APIView):
         tags=["records"],
         summary="The game's result",
         description="`domeng-result/1` of the stored game.",
-        responses={200: OpenApiTypes.OBJECT, **PROBLEMS},
+        responses={200: ResultDocument, **PROBLEMS},
     )
     def get(self, request: Request, game_id: Any) -> Response:
         return Response(replay_record(services.game_export(self.get_game(request, game_id))))

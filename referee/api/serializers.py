@@ -12,6 +12,9 @@ from typing import Any
 
 from rest_framework import serializers
 
+from scoring.api.fields import SeatField
+from scoring.models import Club, Season
+
 
 class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
     """A serializer that refuses fields it does not know."""
@@ -37,16 +40,30 @@ class VersionedSerializer(StrictSerializer):
 
 class GameCreateSerializer(StrictSerializer):
     players = serializers.ListField(
-        child=serializers.CharField(max_length=80),
+        child=SeatField(),
         min_length=5,
         max_length=5,
-        help_text="Five names, seat 0 to seat 4, clockwise (R3).",
+        help_text="Five seats, seat 0 to seat 4, clockwise (R3): each a guest's name or the id "
+        "of a registered player of the game's `club`.",
     )
     rules = serializers.JSONField(
         required=False,
         allow_null=True,
         help_text='Rule set (R40): keys override the defaults, e.g. `{"starting_stones": 30}`; '
         "fixed for the game's life.",
+    )
+    club = serializers.SlugRelatedField(
+        slug_field="slug",
+        queryset=Club.objects.all(),
+        required=False,
+        allow_null=True,
+        help_text="The club the game counts for (its slug); you must organise it.",
+    )
+    season = serializers.PrimaryKeyRelatedField(
+        queryset=Season.objects.all(),
+        required=False,
+        allow_null=True,
+        help_text="The club's season (id); not an archived one. Implies the club.",
     )
 
 

@@ -1,6 +1,6 @@
 """Routes of the API, mounted at ``/api/v1/``."""
 
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from referee.api import games
@@ -33,6 +33,7 @@ urlpatterns = [
     path("games/<uuid:game_id>/close/", games.GameCloseView.as_view(), name="game-close"),
     path("games/<uuid:game_id>/record/", games.GameRecordView.as_view(), name="game-record"),
     path("games/<uuid:game_id>/result/", games.GameResultView.as_view(), name="game-result"),
+    path("", include("scoring.api.urls")),  # league records: clubs, standings, ratings
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
 ]

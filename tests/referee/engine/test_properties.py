@@ -119,7 +119,7 @@ def test_every_finished_round_has_exactly_one_winner_R14_R20(record):
 @given(records())
 def test_each_round_is_led_by_the_camat_else_the_last_winner_R6_R26(record):
     rounds = replay_record(record)["rounds"]
-    for previous, rnd in zip(rounds, rounds[1:]):
+    for previous, rnd in zip(rounds, rounds[1:], strict=False):
         expected = previous["after"]["camat"]
         if expected is None:
             expected = previous["winner"]

@@ -1,0 +1,1 @@
+"""The league-records API (clubs, players, seasons, standings, histories, ratings)."""

@@ -1,0 +1,52 @@
+"""Query filters of the league API (django-filter) and the standings' sort order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import django_filters  # type: ignore[import-untyped]
+from rest_framework.filters import OrderingFilter
+from rest_framework.request import Request
+
+from scoring.models import SeatRound
+from scoring.selectors import STANDING_COLUMNS
+
+
+class PlayedBetweenFilter(django_filters.FilterSet):
+    """Rounds settled from ``played_after`` to ``played_before`` (dates, both included, UTC)."""
+
+    played_after = django_filters.DateFilter(
+        field_name="played_at",
+        lookup_expr="date__gte",
+        label="Only rounds settled on or after this date (YYYY-MM-DD, UTC).",
+    )
+    played_before = django_filters.DateFilter(
+        field_name="played_at",
+        lookup_expr="date__lte",
+        label="Only rounds settled on or before this date (YYYY-MM-DD, UTC).",
+    )
+
+    class Meta:
+        model = SeatRound
+        fields = ["played_after", "played_before"]
+
+
+class StableOrderingFilter(OrderingFilter):
+    """``?ordering=-rounds_won,average_stones``; ties always broken by player id (stable pages)."""
+
+    tie_breaker = "player"
+    ordering_description = (
+        "Columns to sort by, comma-separated, `-` for descending, e.g. "
+        "`-camat_elected,average_stones`. Default: `-camat_elected,-rounds_won,average_stones,"
+        "display_name`."
+    )
+
+    def get_ordering(self, request: Request, queryset: Any, view: Any) -> list[str]:
+        ordering = list(super().get_ordering(request, queryset, view) or [])
+        if self.tie_breaker not in {field.lstrip("-") for field in ordering}:
+            ordering.append(self.tie_breaker)
+        return ordering
+
+
+STANDINGS_ORDERING_FIELDS = [column for column in STANDING_COLUMNS if column != "member_number"]
+STANDINGS_DEFAULT_ORDERING = ["-camat_elected", "-rounds_won", "average_stones", "display_name"]

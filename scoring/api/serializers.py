@@ -1,0 +1,289 @@
+"""Bodies of the league API: inputs checked for JSON types, outputs documented field by field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from referee.api.serializers import StrictSerializer
+from scoring.models import Club, Membership, Player, Season
+
+# -- clubs and members ---------------------------------------------------------------------
+
+
+class ClubSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    role = serializers.SerializerMethodField(
+        help_text="Your role in the club: `organiser`, `member` or null."
+    )
+
+    class Meta:
+        model = Club
+        fields = ["id", "slug", "name", "is_public", "created_at", "role"]
+        read_only_fields = fields
+
+    def get_role(self, club: Club) -> str | None:
+        roles: dict[int, str] = self.context.get("roles", {})
+        return roles.get(club.pk)
+
+
+class ClubCreateSerializer(StrictSerializer):
+    name = serializers.CharField(max_length=120)
+    slug = serializers.SlugField(max_length=60, help_text="The club's name in URLs.")
+    is_public = serializers.BooleanField(
+        required=False, default=False, help_text="Publish the league records to everyone."
+    )
+
+
+class ClubUpdateSerializer(StrictSerializer):
+    name = serializers.CharField(max_length=120, required=False)
+    is_public = serializers.BooleanField(required=False)
+
+
+class MembershipSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    username = serializers.CharField(source="user.get_username", read_only=True)
+
+    class Meta:
+        model = Membership
+        fields = ["username", "role", "created_at"]
+        read_only_fields = fields
+
+
+class MembershipSetSerializer(StrictSerializer):
+    username = serializers.CharField(max_length=150)
+    role = serializers.ChoiceField(choices=Membership.Role.choices)
+
+
+# -- players -------------------------------------------------------------------------------
+
+
+class PlayerSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    class Meta:
+        model = Player
+        fields = ["id", "display_name", "member_number", "merged_into", "created_at"]
+        read_only_fields = fields
+
+
+class PlayerCreateSerializer(StrictSerializer):
+    display_name = serializers.CharField(max_length=80)
+    member_number = serializers.CharField(
+        max_length=32, required=False, allow_blank=True, help_text="Unique in the club."
+    )
+
+
+class PlayerUpdateSerializer(StrictSerializer):
+    display_name = serializers.CharField(max_length=80, required=False)
+    member_number = serializers.CharField(max_length=32, required=False, allow_blank=True)
+
+
+class PlayerMergeSerializer(StrictSerializer):
+    duplicate = serializers.IntegerField(
+        help_text="The id of the duplicate player, merged into the one in the URL."
+    )
+    reason = serializers.CharField(max_length=200, required=False, allow_blank=True)
+
+
+class PlayerMergedSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    survivor = PlayerSerializer()
+    merged = PlayerSerializer()
+    seats_moved = serializers.IntegerField()
+    seat_rounds_moved = serializers.IntegerField()
+    merged_by = serializers.CharField(allow_null=True)
+    reason = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+# -- seasons -------------------------------------------------------------------------------
+
+
+class SeasonSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    class Meta:
+        model = Season
+        fields = ["id", "name", "starts_on", "ends_on", "is_archived", "archived_at", "created_at"]
+        read_only_fields = fields
+
+
+class SeasonCreateSerializer(StrictSerializer):
+    name = serializers.CharField(max_length=80)
+    starts_on = serializers.DateField(required=False, allow_null=True)
+    ends_on = serializers.DateField(required=False, allow_null=True)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        starts, ends = attrs.get("starts_on"), attrs.get("ends_on")
+        if starts and ends and ends < starts:
+            raise serializers.ValidationError({"ends_on": ["Ends before it starts."]})
+        return attrs
+
+
+class SeasonUpdateSerializer(SeasonCreateSerializer):
+    name = serializers.CharField(max_length=80, required=False)
+
+
+# -- games ---------------------------------------------------------------------------------
+
+
+class ClubGameSeatSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    seat = serializers.IntegerField(source="number")
+    name = serializers.CharField()
+    player = serializers.IntegerField(source="player_id", allow_null=True)
+
+
+class ClubGameSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    id = serializers.UUIDField()
+    status = serializers.CharField()
+    season = serializers.IntegerField(source="season_id", allow_null=True)
+    created_at = serializers.DateTimeField()
+    closed_at = serializers.DateTimeField(allow_null=True)
+    seats = ClubGameSeatSerializer(many=True, source="seats.all")
+
+
+class SeatLinkSerializer(StrictSerializer):
+    player = serializers.IntegerField(
+        allow_null=True, help_text="A player of the game's club; null makes the seat a guest's."
+    )
+
+
+# -- standings, histories, head-to-head, ratings ------------------------------------------
+
+
+class StandingSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    player = serializers.IntegerField()
+    display_name = serializers.CharField()
+    member_number = serializers.CharField()
+    rounds_played = serializers.IntegerField()
+    rounds_won = serializers.IntegerField()
+    first_cappu = serializers.IntegerField(help_text="Rounds ended by this player (R14).")
+    ceki = serializers.IntegerField(help_text="FIRST CAPPU with CEKI (R15).")
+    pollo = serializers.IntegerField(help_text="FIRST CAPPU with POLLO (R16).")
+    manguno = serializers.IntegerField(help_text="Blocked rounds where they were MANGUNO (R17).")
+    mattikkeng = serializers.IntegerField(help_text="Times MATTIKKENG (R19).")
+    cucuq = serializers.IntegerField(help_text="Times CUCUQ (R21).")
+    passes = serializers.IntegerField(help_text="Plain PASSes (R9), PASSEBUNGE not included.")
+    passebunge = serializers.IntegerField(help_text="PASSEBUNGEs (R10).")
+    stones_received = serializers.IntegerField(help_text="Stones received (R23); fewer is better.")
+    stones_given = serializers.IntegerField(help_text="Stones handed to others (R23 shortfalls).")
+    net_stones = serializers.IntegerField(help_text="Received minus given.")
+    camat_elected = serializers.IntegerField(help_text="Times elected CAMAT (R24).")
+    average_stones = serializers.FloatField(help_text="Stones received per round played.")
+
+
+class PlayerRoundSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    game = serializers.UUIDField(source="game_id")
+    season = serializers.IntegerField(source="season_id", allow_null=True)
+    season_name = serializers.CharField(source="season.name", allow_null=True, default=None)
+    played_at = serializers.DateTimeField(help_text="When the round was settled.")
+    round = serializers.IntegerField(source="round_number")
+    seat = serializers.IntegerField()
+    won = serializers.BooleanField()
+    named = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="The named outcomes that fell on the player: FIRST CAPPU, CEKI, POLLO, "
+        "MANGUNO, MATTIKKENG, CUCUQ, CAMAT.",
+    )
+    passes = serializers.IntegerField()
+    passebunge = serializers.IntegerField()
+    stones_received = serializers.IntegerField()
+    stones_given = serializers.IntegerField()
+    stones_held = serializers.IntegerField(help_text="Held after the round's awards (pre-reset).")
+
+
+class PlayerGameSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    game = serializers.UUIDField()
+    season = serializers.IntegerField(allow_null=True)
+    season_name = serializers.CharField(allow_null=True)
+    seat = serializers.IntegerField()
+    status = serializers.CharField()
+    started_at = serializers.DateTimeField()
+    last_played_at = serializers.DateTimeField()
+    rounds_played = serializers.IntegerField()
+    rounds_won = serializers.IntegerField()
+    first_cappu = serializers.IntegerField()
+    ceki = serializers.IntegerField()
+    pollo = serializers.IntegerField()
+    manguno = serializers.IntegerField()
+    mattikkeng = serializers.IntegerField()
+    cucuq = serializers.IntegerField()
+    passes = serializers.IntegerField()
+    passebunge = serializers.IntegerField()
+    stones_received = serializers.IntegerField()
+    stones_given = serializers.IntegerField()
+    camat_elected = serializers.IntegerField()
+
+
+class HeadToHeadQuerySerializer(serializers.Serializer):  # type: ignore[type-arg]
+    a = serializers.IntegerField(min_value=1)
+    b = serializers.IntegerField(min_value=1)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["a"] == attrs["b"]:
+            raise serializers.ValidationError({"b": ["Two different players."]})
+        return attrs
+
+
+class HeadToHeadLineSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    rounds_won = serializers.IntegerField()
+    first_cappu = serializers.IntegerField()
+    ceki = serializers.IntegerField()
+    pollo = serializers.IntegerField()
+    manguno = serializers.IntegerField()
+    mattikkeng = serializers.IntegerField()
+    cucuq = serializers.IntegerField()
+    passes = serializers.IntegerField()
+    passebunge = serializers.IntegerField()
+    stones_received = serializers.IntegerField()
+    stones_given = serializers.IntegerField()
+    camat_elected = serializers.IntegerField()
+    cycles_ahead = serializers.IntegerField(
+        help_text="CAMAT cycles both finished where this player ranked ahead of the other."
+    )
+
+
+class HeadToHeadSideSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    player = PlayerSerializer()
+    totals = HeadToHeadLineSerializer()
+
+
+class HeadToHeadSeasonSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    season = serializers.IntegerField(allow_null=True)
+    season_name = serializers.CharField(allow_null=True)
+    games_together = serializers.IntegerField()
+    rounds_together = serializers.IntegerField()
+    a = HeadToHeadLineSerializer()
+    b = HeadToHeadLineSerializer()
+
+
+class HeadToHeadSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    games_together = serializers.IntegerField()
+    rounds_together = serializers.IntegerField()
+    a = HeadToHeadSideSerializer()
+    b = HeadToHeadSideSerializer()
+    seasons = HeadToHeadSeasonSerializer(many=True)
+
+
+class RatingSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    rank = serializers.IntegerField()
+    player = serializers.IntegerField()
+    display_name = serializers.CharField()
+    mu = serializers.FloatField(help_text="OpenSkill Plackett–Luce μ (starts at 25).")
+    sigma = serializers.FloatField(help_text="Uncertainty σ (starts at 25/3).")
+    ordinal = serializers.FloatField(help_text="μ − 3σ: the conservative rating, sorted by.")
+    cycles = serializers.IntegerField(help_text="Completed CAMAT cycles rated.")
+    last_played_at = serializers.DateTimeField(allow_null=True)
+
+
+class RatingsSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    model = serializers.CharField()
+    season = serializers.IntegerField(allow_null=True)
+    cycles = serializers.IntegerField(help_text="CAMAT cycles folded into these ratings.")
+    results = RatingSerializer(many=True)
+
+
+class GameLeagueQuerySerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """``?club=<slug>&season=<id>`` on a game import: the league the game counts for."""
+
+    club = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Club.objects.all(), required=False, allow_null=True
+    )
+    season = serializers.PrimaryKeyRelatedField(
+        queryset=Season.objects.all(), required=False, allow_null=True
+    )

@@ -1,0 +1,742 @@
+"""The league-records API: one view per resource, each parsing, calling one service or
+selector, and rendering.
+
+Reading (clubs, players, seasons, standings, histories, ratings) is open to
+the club's members, and to everyone once the club publishes its records
+(``is_public``); writing to its organisers (the services check the role).
+A table token reads nothing here unless the club is public.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
+from django_filters.rest_framework import DjangoFilterBackend  # type: ignore[import-untyped]
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import (
+    APIException,
+    NotAuthenticated,
+    NotFound,
+    PermissionDenied,
+    ValidationError,
+)
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import AllowAny, IsAuthenticated, IsAuthenticatedOrReadOnly
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from referee.api.problems import PROBLEM_CONTENT_TYPE
+from referee.api.schema import PROBLEM_RESPONSE_GENERIC
+from referee.models import Game, TableToken
+from scoring import selectors, services
+from scoring.api import examples as ex
+from scoring.api import serializers as s
+from scoring.api.filters import (
+    STANDINGS_DEFAULT_ORDERING,
+    STANDINGS_ORDERING_FIELDS,
+    PlayedBetweenFilter,
+    StableOrderingFilter,
+)
+from scoring.api.renderers import CSVRenderer
+from scoring.exceptions import NotClubOrganiser
+from scoring.models import Club, Membership, Player, Season, SeatRound
+
+PROBLEMS = {
+    (400, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
+    (401, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
+    (403, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
+    (404, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
+}
+WRITE_PROBLEMS = {**PROBLEMS, (409, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC}
+SEASON_PARAM = OpenApiParameter(
+    "season", OpenApiTypes.INT, required=False, description="Only this season of the club."
+)
+
+
+class LeaguePagination(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 500
+
+
+def _denied(request: Request) -> APIException:
+    """403 for a caller we know (a user, a table token), 401 for one without credentials."""
+    if request.user.is_authenticated or isinstance(request.auth, TableToken):
+        return PermissionDenied()
+    return NotAuthenticated()
+
+
+def _managed_club(request: Request, slug: str) -> Club:
+    """The club in the URL (404) if the caller organises it, else ``not_club_organiser`` (403).
+
+    Checked before anything else of the club is looked up, so that an outsider
+    learns nothing of its players, seasons or games from a 404.
+    """
+    club = get_object_or_404(Club, slug=slug)
+    if not selectors.club_can_manage(user=request.user, club=club):
+        raise NotClubOrganiser()
+    return club
+
+
+def _validated(serializer_class: type[Any], data: Any) -> dict[str, Any]:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+class ClubMixin(APIView):
+    """The club named in the URL (404), readable by the caller (401/403) — one or two queries."""
+
+    def get_club(self) -> Club:
+        if not hasattr(self, "_club"):
+            club = get_object_or_404(Club, slug=self.kwargs["slug"])
+            if not selectors.club_can_read(user=self.request.user, club=club):
+                raise _denied(self.request)
+            self._club = club
+        return self._club
+
+    def get_player(self, pk: Any = None) -> Player:
+        return get_object_or_404(Player, club=self.get_club(), pk=pk or self.kwargs["pk"])
+
+    def get_season(self, pk: Any = None) -> Season:
+        return get_object_or_404(Season, club=self.get_club(), pk=pk or self.kwargs["season"])
+
+    def season_from_query(self) -> Season | None:
+        raw = self.request.query_params.get("season") or ""
+        if not raw:
+            return None
+        if not raw.isdigit():
+            raise ValidationError({"season": ["A season id."]})
+        return self.get_season(int(raw))
+
+
+def _schema_stub(view: Any) -> bool:
+    """True while drf-spectacular inspects the view (no request data, no URL kwargs)."""
+    return bool(getattr(view, "swagger_fake_view", False))
+
+
+# -- clubs ---------------------------------------------------------------------------------
+
+
+class ClubListCreateView(generics.ListAPIView):  # type: ignore[type-arg]
+    """The clubs you may read; create a club (you become its organiser)."""
+
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    serializer_class = s.ClubSerializer
+    pagination_class = LeaguePagination
+
+    def get_queryset(self) -> QuerySet[Club]:
+        return selectors.clubs_visible(user=self.request.user).order_by("name", "id")
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        context = super().get_serializer_context()
+        user = self.request.user
+        if user.is_authenticated:
+            context["roles"] = dict(
+                Membership.objects.filter(user_id=user.pk).values_list("club_id", "role")
+            )
+        return context
+
+    @extend_schema(
+        operation_id="clubs_list",
+        tags=["league"],
+        summary="Clubs you may read",
+        description="Published clubs and the clubs you belong to, with your role.",
+        responses={200: s.ClubSerializer(many=True), **PROBLEMS},
+        examples=[ex.response("A club", ex.CLUB)],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="clubs_create",
+        tags=["league"],
+        summary="Create a club",
+        description="You become its first organiser. Its records are private unless `is_public`.",
+        request=s.ClubCreateSerializer,
+        responses={201: s.ClubSerializer, **WRITE_PROBLEMS},
+        examples=[
+            ex.OpenApiExample(
+                "A private club",
+                request_only=True,
+                value={"name": "Makassar Domeng Club", "slug": "makassar-domeng"},
+            ),
+            ex.response("Created", ex.CLUB),
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        data = _validated(s.ClubCreateSerializer, request.data)
+        club = services.club_create(created_by=request.user, **data)  # type: ignore[arg-type]
+        body = s.ClubSerializer(club, context={"roles": {club.pk: "organiser"}}).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class ClubDetailView(ClubMixin, APIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    @extend_schema(
+        operation_id="clubs_retrieve",
+        tags=["league"],
+        summary="A club",
+        responses={200: s.ClubSerializer, **PROBLEMS},
+        examples=[ex.response("A club", ex.CLUB)],
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        club = self.get_club()
+        role = selectors.club_role(user=request.user, club=club)
+        return Response(s.ClubSerializer(club, context={"roles": {club.pk: role}}).data)
+
+    @extend_schema(
+        operation_id="clubs_update",
+        tags=["league"],
+        summary="Rename or publish a club",
+        description="Organisers only. `is_public: true` opens the league records to everyone.",
+        request=s.ClubUpdateSerializer,
+        responses={200: s.ClubSerializer, **WRITE_PROBLEMS},
+        examples=[ex.OpenApiExample("Publish", request_only=True, value={"is_public": True})],
+    )
+    def patch(self, request: Request, slug: str) -> Response:
+        club = self.get_club()
+        data = _validated(s.ClubUpdateSerializer, request.data)
+        club = services.club_update(club=club, by=request.user, **data)
+        role = selectors.club_role(user=request.user, club=club)
+        return Response(s.ClubSerializer(club, context={"roles": {club.pk: role}}).data)
+
+
+class MembershipListCreateView(ClubMixin, APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="clubs_members_list",
+        tags=["league"],
+        summary="The club's organisers and members",
+        description="Organisers only.",
+        responses={200: s.MembershipSerializer(many=True), **PROBLEMS},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        club = self.get_club()
+        if not selectors.club_can_manage(user=request.user, club=club):
+            raise PermissionDenied()
+        members = Membership.objects.filter(club=club).select_related("user")
+        return Response(s.MembershipSerializer(members, many=True).data)
+
+    @extend_schema(
+        operation_id="clubs_members_set",
+        tags=["league"],
+        summary="Give a user a role in the club",
+        description="Organisers only: `organiser` (manages players, seasons, games, corrects "
+        "any event) or `member` (reads the league records).",
+        request=s.MembershipSetSerializer,
+        responses={200: s.MembershipSerializer, **WRITE_PROBLEMS},
+        examples=[
+            ex.OpenApiExample(
+                "A member", request_only=True, value={"username": "besse", "role": "member"}
+            )
+        ],
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        club = _managed_club(request, slug)
+        data = _validated(s.MembershipSetSerializer, request.data)
+        membership = services.membership_set(club=club, by=request.user, **data)
+        return Response(s.MembershipSerializer(membership).data)
+
+
+# -- players -------------------------------------------------------------------------------
+
+
+class PlayerListCreateView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    serializer_class = s.PlayerSerializer
+    pagination_class = LeaguePagination
+
+    def get_queryset(self) -> QuerySet[Player]:
+        if _schema_stub(self):
+            return Player.objects.none()
+        merged = self.request.query_params.get("include_merged") in ("1", "true")
+        return selectors.club_players(club=self.get_club(), include_merged=merged)
+
+    @extend_schema(
+        operation_id="clubs_players_list",
+        tags=["league"],
+        summary="The club's players",
+        parameters=[
+            OpenApiParameter(
+                "include_merged", OpenApiTypes.BOOL, description="Also list merged duplicates."
+            )
+        ],
+        responses={200: s.PlayerSerializer(many=True), **PROBLEMS},
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="clubs_players_create",
+        tags=["league"],
+        summary="Register a player",
+        description="Organisers only. `member_number` is optional and unique in the club.",
+        request=s.PlayerCreateSerializer,
+        responses={201: s.PlayerSerializer, **WRITE_PROBLEMS},
+        examples=[
+            ex.OpenApiExample(
+                "A member",
+                request_only=True,
+                value={"display_name": "Andi", "member_number": "MDC-004"},
+            ),
+            ex.response("Registered", ex.PLAYER),
+        ],
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        club = _managed_club(request, slug)
+        data = _validated(s.PlayerCreateSerializer, request.data)
+        player = services.player_create(club=club, by=request.user, **data)
+        return Response(s.PlayerSerializer(player).data, status=status.HTTP_201_CREATED)
+
+
+class PlayerDetailView(ClubMixin, APIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    @extend_schema(
+        operation_id="clubs_players_retrieve",
+        tags=["league"],
+        summary="A player",
+        responses={200: s.PlayerSerializer, **PROBLEMS},
+        examples=[ex.response("A player", ex.PLAYER)],
+    )
+    def get(self, request: Request, slug: str, pk: int) -> Response:
+        return Response(s.PlayerSerializer(self.get_player()).data)
+
+    @extend_schema(
+        operation_id="clubs_players_update",
+        tags=["league"],
+        summary="Rename a player or change their member number",
+        request=s.PlayerUpdateSerializer,
+        responses={200: s.PlayerSerializer, **WRITE_PROBLEMS},
+        examples=[
+            ex.OpenApiExample("Rename", request_only=True, value={"display_name": "Andi M."})
+        ],
+    )
+    def patch(self, request: Request, slug: str, pk: int) -> Response:
+        player = get_object_or_404(Player, club=_managed_club(request, slug), pk=pk)
+        data = _validated(s.PlayerUpdateSerializer, request.data)
+        player = services.player_update(player=player, by=request.user, **data)
+        return Response(s.PlayerSerializer(player).data)
+
+
+class PlayerMergeView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="clubs_players_merge",
+        tags=["league"],
+        summary="Merge a duplicate into this player",
+        description="Organisers only. The duplicate's seats and stats move to this player; the "
+        "duplicate is kept, marked merged, and the merge is audited. Two players who sat at "
+        "the same game cannot be merged (`merge_invalid`).",
+        request=s.PlayerMergeSerializer,
+        responses={200: s.PlayerMergedSerializer, **WRITE_PROBLEMS},
+        examples=[
+            ex.OpenApiExample(
+                "Andi was registered twice",
+                request_only=True,
+                value={"duplicate": 23, "reason": "registered twice"},
+            )
+        ],
+    )
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        club = _managed_club(request, slug)
+        survivor = get_object_or_404(Player, club=club, pk=pk)
+        data = _validated(s.PlayerMergeSerializer, request.data)
+        duplicate = get_object_or_404(Player, club=club, pk=data["duplicate"])
+        merge = services.player_merge(
+            survivor=survivor, duplicate=duplicate, by=request.user, reason=data.get("reason", "")
+        )
+        survivor.refresh_from_db()
+        duplicate.refresh_from_db()
+        body = {
+            "survivor": survivor,
+            "merged": duplicate,
+            "seats_moved": merge.seats_moved,
+            "seat_rounds_moved": merge.seat_rounds_moved,
+            "merged_by": request.user.get_username(),
+            "reason": merge.reason,
+            "created_at": merge.created_at,
+        }
+        return Response(s.PlayerMergedSerializer(body).data)
+
+
+class PlayerRoundsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
+    """A player's rounds, newest first, with the named outcomes that fell on them."""
+
+    permission_classes = [AllowAny]
+    serializer_class = s.PlayerRoundSerializer
+    pagination_class = LeaguePagination
+    filter_backends = [DjangoFilterBackend]
+    filterset_class = PlayedBetweenFilter
+
+    def get_queryset(self) -> QuerySet[SeatRound]:
+        if _schema_stub(self):
+            return SeatRound.objects.none()
+        return selectors.player_rounds(player=self.get_player())
+
+    @extend_schema(
+        operation_id="clubs_players_rounds",
+        tags=["league"],
+        summary="A player's rounds, newest first",
+        responses={200: s.PlayerRoundSerializer(many=True), **PROBLEMS},
+        examples=[ex.response("A round: FIRST CAPPU with CEKI, elected CAMAT", ex.ROUND)],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class PlayerGamesView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
+    """A player's games, newest first, each with their totals in it."""
+
+    permission_classes = [AllowAny]
+    serializer_class = s.PlayerGameSerializer
+    pagination_class = LeaguePagination
+    filter_backends = [DjangoFilterBackend]
+    filterset_class = PlayedBetweenFilter
+
+    def get_queryset(self) -> QuerySet[Any]:
+        if _schema_stub(self):
+            return SeatRound.objects.none()
+        return selectors.player_games(player=self.get_player())
+
+    @extend_schema(
+        operation_id="clubs_players_games",
+        tags=["league"],
+        summary="A player's games, newest first",
+        responses={200: s.PlayerGameSerializer(many=True), **PROBLEMS},
+        examples=[ex.response("A game", ex.GAME_TOTALS)],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+# -- seasons -------------------------------------------------------------------------------
+
+
+class SeasonListCreateView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    serializer_class = s.SeasonSerializer
+    pagination_class = LeaguePagination
+
+    def get_queryset(self) -> QuerySet[Season]:
+        if _schema_stub(self):
+            return Season.objects.none()
+        return selectors.club_seasons(club=self.get_club())
+
+    @extend_schema(
+        operation_id="clubs_seasons_list",
+        tags=["league"],
+        summary="The club's seasons (archived ones too)",
+        responses={200: s.SeasonSerializer(many=True), **PROBLEMS},
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="clubs_seasons_create",
+        tags=["league"],
+        summary="Open a season",
+        description="Organisers only. Seasons are archived, never deleted.",
+        request=s.SeasonCreateSerializer,
+        responses={201: s.SeasonSerializer, **WRITE_PROBLEMS},
+        examples=[
+            ex.OpenApiExample(
+                "A half-year",
+                request_only=True,
+                value={
+                    "name": "2026 first half",
+                    "starts_on": "2026-01-01",
+                    "ends_on": "2026-06-30",
+                },
+            ),
+            ex.response("Opened", ex.SEASON),
+        ],
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        club = _managed_club(request, slug)
+        data = _validated(s.SeasonCreateSerializer, request.data)
+        season = services.season_create(club=club, by=request.user, **data)
+        return Response(s.SeasonSerializer(season).data, status=status.HTTP_201_CREATED)
+
+
+class SeasonDetailView(ClubMixin, APIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    @extend_schema(
+        operation_id="clubs_seasons_retrieve",
+        tags=["league"],
+        summary="A season",
+        responses={200: s.SeasonSerializer, **PROBLEMS},
+        examples=[ex.response("A season", ex.SEASON)],
+    )
+    def get(self, request: Request, slug: str, season: int) -> Response:
+        return Response(s.SeasonSerializer(self.get_season()).data)
+
+    @extend_schema(
+        operation_id="clubs_seasons_update",
+        tags=["league"],
+        summary="Rename a season or change its dates",
+        request=s.SeasonUpdateSerializer,
+        responses={200: s.SeasonSerializer, **WRITE_PROBLEMS},
+        examples=[ex.OpenApiExample("Extend", request_only=True, value={"ends_on": "2026-07-31"})],
+    )
+    def patch(self, request: Request, slug: str, season: int) -> Response:
+        target = get_object_or_404(Season, club=_managed_club(request, slug), pk=season)
+        data = _validated(s.SeasonUpdateSerializer, request.data)
+        target = services.season_update(season=target, by=request.user, **data)
+        return Response(s.SeasonSerializer(target).data)
+
+
+class SeasonArchiveView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="clubs_seasons_archive",
+        tags=["league"],
+        summary="Archive a season",
+        description="Organisers only. Its games and standings stay; no new game may join it. "
+        "There is no way to delete a season.",
+        request=None,
+        responses={200: s.SeasonSerializer, **WRITE_PROBLEMS},
+        examples=[
+            ex.response(
+                "Archived",
+                {**ex.SEASON, "is_archived": True, "archived_at": "2026-07-01T08:00:00Z"},
+            )
+        ],
+    )
+    def post(self, request: Request, slug: str, season: int) -> Response:
+        target = get_object_or_404(Season, club=_managed_club(request, slug), pk=season)
+        target = services.season_archive(season=target, by=request.user)
+        return Response(s.SeasonSerializer(target).data)
+
+
+# -- games ---------------------------------------------------------------------------------
+
+
+class ClubGamesView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
+    permission_classes = [AllowAny]
+    serializer_class = s.ClubGameSerializer
+    pagination_class = LeaguePagination
+
+    def get_queryset(self) -> QuerySet[Game]:
+        if _schema_stub(self):
+            return Game.objects.none()
+        games = selectors.club_games(club=self.get_club())
+        season = self.season_from_query()
+        return games.filter(season=season) if season is not None else games
+
+    @extend_schema(
+        operation_id="clubs_games_list",
+        tags=["league"],
+        summary="The club's games, newest first",
+        description="Create one with `POST /games/` (`club`, `season`, seats as names or "
+        "player ids); organisers of the club may correct any of its events.",
+        parameters=[SEASON_PARAM],
+        responses={200: s.ClubGameSerializer(many=True), **PROBLEMS},
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class SeatLinkView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="clubs_games_seats_link",
+        tags=["league"],
+        summary="Link a seat to a registered player",
+        description="Organisers only: e.g. a guest identified after the game. The seat's "
+        "rounds count for the player from now on; the link is audited. `null` makes the "
+        "seat a guest's again.",
+        request=s.SeatLinkSerializer,
+        responses={200: s.ClubGameSeatSerializer, **WRITE_PROBLEMS},
+        examples=[ex.OpenApiExample("Cakra was a guest", request_only=True, value={"player": 19})],
+    )
+    def post(self, request: Request, slug: str, game_id: Any, number: int) -> Response:
+        game = get_object_or_404(Game, club=_managed_club(request, slug), pk=game_id)
+        data = _validated(s.SeatLinkSerializer, request.data)
+        player = None
+        if data["player"] is not None:
+            player = get_object_or_404(Player, club_id=game.club_id, pk=data["player"])
+        if not 0 <= number <= 4:
+            raise NotFound()
+        seat = services.seat_link(game=game, seat_number=number, player=player, by=request.user)
+        return Response(s.ClubGameSeatSerializer(seat).data)
+
+
+# -- standings, head-to-head, ratings ------------------------------------------------------
+
+STANDINGS_DESCRIPTION = (
+    "Per registered player: rounds played and won, FIRST CAPPU, CEKI, POLLO, MANGUNO, "
+    "MATTIKKENG, CUCUQ, PASS and PASSEBUNGE counts, stones received and given, CAMAT "
+    "elections and stones received per round. One aggregate SQL query over the seat-round "
+    "table: the cost does not grow with the number of rounds. Sort with `ordering` (any "
+    "column, `-` for descending; ties by player id), filter rounds by date, page with "
+    "`page`/`page_size`. `?format=csv` (or `Accept: text/csv`) gives every row as CSV."
+)
+
+
+class StandingsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
+    """Standings of a club: lifetime, or one season's (``season`` in the URL)."""
+
+    permission_classes = [AllowAny]
+    serializer_class = s.StandingSerializer
+    pagination_class = LeaguePagination
+    renderer_classes = [JSONRenderer, CSVRenderer]
+    filter_backends = [DjangoFilterBackend, StableOrderingFilter]
+    filterset_class = PlayedBetweenFilter
+    ordering_fields = STANDINGS_ORDERING_FIELDS
+    ordering = STANDINGS_DEFAULT_ORDERING
+
+    def get_queryset(self) -> QuerySet[Any]:
+        if _schema_stub(self):
+            return SeatRound.objects.none()
+        season = self.get_season() if "season" in self.kwargs else None
+        return selectors.standings(selectors.league_rows(club=self.get_club(), season=season))
+
+    def paginate_queryset(self, queryset: Any) -> Any:
+        if getattr(self.request.accepted_renderer, "format", None) == "csv":
+            return None  # an export is the whole table
+        return super().paginate_queryset(queryset)
+
+    def get_renderer_context(self) -> dict[str, Any]:
+        return {**super().get_renderer_context(), "csv_columns": selectors.STANDING_COLUMNS}
+
+    def finalize_response(
+        self, request: Request, response: Response, *args: Any, **kwargs: Any
+    ) -> Response:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        renderer = getattr(request, "accepted_renderer", None)
+        if getattr(renderer, "format", None) == "csv" and response.status_code == 200:
+            name = "-".join(str(part) for part in ("standings", *self.kwargs.values()))
+            response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+        return response
+
+    @extend_schema(
+        operation_id="clubs_standings",
+        tags=["league"],
+        summary="Lifetime standings of the club",
+        description=STANDINGS_DESCRIPTION,
+        responses={
+            (200, "application/json"): s.StandingSerializer(many=True),
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="Every row as CSV."),
+            **PROBLEMS,
+        },
+        examples=[
+            ex.response("A player's line", ex.STANDING),
+            ex.response("As CSV", ex.STANDINGS_CSV, media_type="text/csv"),
+        ],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class SeasonStandingsView(StandingsView):
+    @extend_schema(
+        operation_id="clubs_seasons_standings",
+        tags=["league"],
+        summary="Standings of a season",
+        description=STANDINGS_DESCRIPTION,
+        responses={
+            (200, "application/json"): s.StandingSerializer(many=True),
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="Every row as CSV."),
+            **PROBLEMS,
+        },
+        examples=[
+            ex.response("A player's line", ex.STANDING),
+            ex.response("As CSV", ex.STANDINGS_CSV, media_type="text/csv"),
+        ],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class HeadToHeadView(ClubMixin, APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="clubs_head_to_head",
+        tags=["league"],
+        summary="Head-to-head between two players",
+        description="Over the rounds both played at the same table, across the club's "
+        "seasons: what each got (wins, named outcomes, passes, stones, CAMATs) and how many "
+        "CAMAT cycles each finished ahead of the other; totals, then season by season.",
+        parameters=[
+            OpenApiParameter("a", OpenApiTypes.INT, required=True, description="A player id."),
+            OpenApiParameter("b", OpenApiTypes.INT, required=True, description="Another one."),
+            OpenApiParameter("played_after", OpenApiTypes.DATE, required=False),
+            OpenApiParameter("played_before", OpenApiTypes.DATE, required=False),
+        ],
+        responses={200: s.HeadToHeadSerializer, **PROBLEMS},
+        examples=[ex.response("Andi and Besse", ex.HEAD_TO_HEAD)],
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        club = self.get_club()
+        ids = _validated(s.HeadToHeadQuerySerializer, request.query_params)
+        a = self.get_player(ids["a"])
+        b = self.get_player(ids["b"])
+        rows = PlayedBetweenFilter(
+            request.query_params, queryset=SeatRound.objects.filter(club=club)
+        )
+        if not rows.is_valid():
+            raise ValidationError(rows.errors)
+        result = selectors.head_to_head(rows=rows.qs, a=a, b=b)
+        empty = dict.fromkeys(selectors.HEAD_TO_HEAD_COLUMNS, 0)
+        body = {
+            "games_together": result.games_together,
+            "rounds_together": result.rounds_together,
+            "a": {"player": a, "totals": result.totals[a.pk]},
+            "b": {"player": b, "totals": result.totals[b.pk]},
+            "seasons": [
+                {
+                    **{k: v for k, v in season.items() if k != "players"},
+                    "a": season["players"].get(a.pk, empty),
+                    "b": season["players"].get(b.pk, empty),
+                }
+                for season in result.seasons
+            ],
+        }
+        return Response(s.HeadToHeadSerializer(body).data)
+
+
+class RatingsView(ClubMixin, APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="clubs_ratings",
+        tags=["league"],
+        summary="Ratings (OpenSkill, Plackett–Luce)",
+        description="Each completed CAMAT cycle (from every stone on the table to an "
+        "election) is rated as a five-seat free-for-all: the CAMAT first, the others by the "
+        "stones they held when it ended, fewer first, equal stones tied. Recomputed from the "
+        "stored games on every request, so corrections flow through. Guest seats play with a "
+        "fresh default rating and are not listed. Sorted by ordinal (μ − 3σ).",
+        parameters=[SEASON_PARAM],
+        responses={200: s.RatingsSerializer, **PROBLEMS},
+        examples=[ex.response("Ratings", ex.RATINGS)],
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        club = self.get_club()
+        season = self.season_from_query()
+        ratings = selectors.club_ratings(club=club, season=season)
+        body = {
+            "model": "openskill.PlackettLuce",
+            "season": season.pk if season else None,
+            "cycles": ratings.cycles,
+            "results": [
+                {"rank": rank, **asdict(rating)} for rank, rating in enumerate(ratings.ratings, 1)
+            ],
+        }
+        return Response(s.RatingsSerializer(body).data)

@@ -1,0 +1,119 @@
+"""Each seat's line of a settled round: the named outcomes, passes and stones (pure Python).
+
+The rows of ``scoring.SeatRound`` are made from these; this module imports
+no Django so that it can be tested on the rules core alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from referee.engine import Finish
+from referee.engine.game import Game, GameRound
+from referee.engine.tiles import SEATS
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLine:
+    """One seat's part in one settled round. Seats 0–4; stones and passes whole numbers.
+
+    ``passes`` counts plain PASSes (R9), ``passebunge`` PASSEBUNGEs (R10);
+    ``stones_received``/``stones_given`` the stones that moved to/from the seat
+    in the round (R23); ``stones_held`` what it held after the round's awards,
+    before a CAMAT reset (R25); ``cycle_ended`` that the round elected a CAMAT.
+    """
+
+    round_number: int
+    seat: int
+    won: bool
+    first_cappu: bool
+    ceki: bool
+    pollo: bool
+    manguno: bool
+    mattikkeng: bool
+    cucuq: bool
+    passes: int
+    passebunge: int
+    stones_received: int
+    stones_given: int
+    stones_held: int
+    camat_elected: bool
+    cycle_ended: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def round_lines(game_round: GameRound, before: Sequence[int]) -> list[SeatLine]:
+    """The five seats' lines of a settled round; ``before`` is what each held at its start.
+
+    Raises ``ValueError`` for a round that is not settled (R18: a blocked round
+    waiting for its reveals has no winner yet).
+    """
+    rnd = game_round.round
+    outcome = rnd.outcome
+    if outcome is None or not outcome.is_settled():
+        raise ValueError(f"round {rnd.number} is not settled")
+    # A pass is a PASSEBUNGE when its seat had not yet played a tile (R10).
+    first_play = [
+        min((rnd.played[tile] for tile in rnd.played_by[seat]), default=len(rnd.moves) + 1)
+        for seat in range(SEATS)
+    ]
+    passes = [0] * SEATS
+    passebunge = [0] * SEATS
+    for record in rnd.passes:
+        if record.move < first_play[record.seat]:
+            passebunge[record.seat] += 1
+        else:
+            passes[record.seat] += 1
+    received = [0] * SEATS
+    given = [0] * SEATS
+    for transfer in game_round.transfers:
+        received[transfer.to] += transfer.stones
+        if transfer.source != "table":
+            given[int(transfer.source)] += transfer.stones
+    elected = game_round.camat_elected
+    lines = []
+    for seat in range(SEATS):
+        held = before[seat] + received[seat] - given[seat]
+        is_first_cappu = outcome.first_cappu == seat
+        lines.append(
+            SeatLine(
+                round_number=rnd.number,
+                seat=seat,
+                won=outcome.winner == seat,
+                first_cappu=is_first_cappu,
+                ceki=is_first_cappu and outcome.finish is Finish.CEKI,
+                pollo=is_first_cappu and outcome.finish is Finish.POLLO,
+                manguno=outcome.manguno == seat,
+                mattikkeng=seat in outcome.mattikkeng,
+                cucuq=outcome.cucuq == seat,
+                passes=passes[seat],
+                passebunge=passebunge[seat],
+                stones_received=received[seat],
+                stones_given=given[seat],
+                stones_held=held,
+                camat_elected=elected == seat,
+                cycle_ended=elected is not None,
+            )
+        )
+    after = game_round.after
+    if after is not None and elected is None:
+        # Without a reset the stones held must be the standing after the round (R23).
+        assert [line.stones_held for line in lines] == list(after.stones), (lines, after)
+    return lines
+
+
+def game_lines(game: Game) -> Iterator[SeatLine]:
+    """The lines of every settled round of a game folded from its start, in order."""
+    assert game.rounds_before == 0, "fold the game from its first round"
+    stones: Sequence[int] = [0] * SEATS  # R22: nobody holds a stone when a game starts
+    for game_round in game.rounds:
+        outcome = game_round.round.outcome
+        if outcome is None or not outcome.is_settled():
+            break
+        yield from round_lines(game_round, stones)
+        assert game_round.after is not None
+        stones = game_round.after.stones

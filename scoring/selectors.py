@@ -1,0 +1,392 @@
+"""Reads of league records: who may read or manage a club, standings, histories, ratings.
+
+Every aggregate is one SQL query over ``SeatRound`` (``values(...).annotate(...)``):
+a request costs a constant number of queries however many rounds a season
+has. Ratings are the one fold done in Python (see ``club_ratings``), over the
+few rows that close a CAMAT cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import (
+    Avg,
+    Count,
+    F,
+    FloatField,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+)
+from django.db.models.functions import Cast, Coalesce, Round
+from openskill.models import PlackettLuce
+
+from referee.models import Game
+from scoring.models import Club, Membership, Player, Season, SeatRound
+
+UserLike = AbstractBaseUser | AnonymousUser | None
+
+# -- who may do what -----------------------------------------------------------------------
+
+
+def club_role(*, user: UserLike, club: Club) -> str | None:
+    """The user's role in the club (``organiser``/``member``) or ``None`` (one query)."""
+    if user is None or not user.is_authenticated:
+        return None
+    return (
+        Membership.objects.filter(club=club, user_id=user.pk).values_list("role", flat=True).first()
+    )
+
+
+def club_can_manage(*, user: UserLike, club: Club | None) -> bool:
+    """Organisers of the club (and staff) manage its players, seasons and games."""
+    if club is None or user is None or not user.is_authenticated:
+        return False
+    if getattr(user, "is_staff", False):
+        return True
+    return Membership.objects.filter(
+        club=club, user_id=user.pk, role=Membership.Role.ORGANISER
+    ).exists()
+
+
+def club_can_read(*, user: UserLike, club: Club) -> bool:
+    """A published club's records are open to all; otherwise to its members (and staff)."""
+    if club.is_public:
+        return True
+    if user is None or not user.is_authenticated:
+        return False
+    if getattr(user, "is_staff", False):
+        return True
+    return Membership.objects.filter(club=club, user_id=user.pk).exists()
+
+
+def game_organised_by(*, user: UserLike, game: Game) -> bool:
+    """Whether the user organises the game's club (a director may correct its events)."""
+    if game.club_id is None or user is None or not user.is_authenticated:
+        return False
+    return Membership.objects.filter(
+        club_id=game.club_id, user_id=user.pk, role=Membership.Role.ORGANISER
+    ).exists()
+
+
+def clubs_visible(*, user: UserLike) -> QuerySet[Club]:
+    """The clubs a user may read: published ones and those they belong to (staff: all)."""
+    clubs = Club.objects.all()
+    if user is not None and user.is_authenticated:
+        if getattr(user, "is_staff", False):
+            return clubs
+        return clubs.filter(Q(is_public=True) | Q(memberships__user_id=user.pk)).distinct()
+    return clubs.filter(is_public=True)
+
+
+# -- lists ---------------------------------------------------------------------------------
+
+
+def club_players(*, club: Club, include_merged: bool = False) -> QuerySet[Player]:
+    players = Player.objects.filter(club=club)
+    if not include_merged:
+        players = players.filter(merged_into__isnull=True)
+    return players.order_by("display_name", "id")
+
+
+def club_seasons(*, club: Club) -> QuerySet[Season]:
+    return Season.objects.filter(club=club).order_by(F("starts_on").desc(nulls_last=True), "-id")
+
+
+def club_games(*, club: Club) -> QuerySet[Game]:
+    """The club's games, newest first, with their seats (two queries)."""
+    return (
+        Game.objects.filter(club=club)
+        .select_related("season")
+        .prefetch_related("seats")
+        .order_by("-created_at")
+    )
+
+
+# -- standings -----------------------------------------------------------------------------
+
+STANDING_COLUMNS = (
+    "player",
+    "display_name",
+    "member_number",
+    "rounds_played",
+    "rounds_won",
+    "first_cappu",
+    "ceki",
+    "pollo",
+    "manguno",
+    "mattikkeng",
+    "cucuq",
+    "passes",
+    "passebunge",
+    "stones_received",
+    "stones_given",
+    "net_stones",
+    "camat_elected",
+    "average_stones",
+)
+
+
+def league_rows(*, club: Club, season: Season | None = None) -> QuerySet[SeatRound]:
+    """The club's seat-rounds (one season's, or lifetime), registered players only."""
+    rows = SeatRound.objects.filter(club=club, player__isnull=False)
+    if season is not None:
+        rows = rows.filter(season=season)
+    return rows
+
+
+def standings(rows: QuerySet[SeatRound]) -> QuerySet[Any]:
+    """Per player, one aggregate query: rounds, named outcomes, passes, stones, CAMATs.
+
+    ``average_stones`` is stones received per round played (3 decimals);
+    ``net_stones`` received minus given. Rows are dicts with ``STANDING_COLUMNS``.
+    """
+    # Each aggregate is resolved when it is added, and in a values() query an annotation
+    # may shadow the model field of the same name: the ones that read a field someone
+    # else renames (stones_received) come first.
+    return rows.values("player").annotate(
+        display_name=F("player__display_name"),
+        member_number=F("player__member_number"),
+        net_stones=Coalesce(Sum("stones_received"), 0) - Coalesce(Sum("stones_given"), 0),
+        average_stones=Round(
+            Cast(Avg("stones_received"), output_field=FloatField()),
+            3,
+            output_field=FloatField(),
+        ),
+        rounds_played=Count("id"),
+        rounds_won=Count("id", filter=Q(won=True)),
+        **_counts(),
+    )
+
+
+def _counts() -> dict[str, Any]:
+    """Per-row outcome counts and sums, named as the seat-round fields they add up."""
+    return {
+        "first_cappu": Count("id", filter=Q(first_cappu=True)),
+        "ceki": Count("id", filter=Q(ceki=True)),
+        "pollo": Count("id", filter=Q(pollo=True)),
+        "manguno": Count("id", filter=Q(manguno=True)),
+        "mattikkeng": Count("id", filter=Q(mattikkeng=True)),
+        "cucuq": Count("id", filter=Q(cucuq=True)),
+        "passes": Coalesce(Sum("passes"), 0),
+        "passebunge": Coalesce(Sum("passebunge"), 0),
+        "stones_received": Coalesce(Sum("stones_received"), 0),
+        "stones_given": Coalesce(Sum("stones_given"), 0),
+        "camat_elected": Count("id", filter=Q(camat_elected=True)),
+    }
+
+
+# -- a player's history --------------------------------------------------------------------
+
+
+def player_rounds(*, player: Player) -> QuerySet[SeatRound]:
+    """The player's rounds, newest first, with their game's season (one query a page)."""
+    return (
+        SeatRound.objects.filter(player=player)
+        .select_related("season")
+        .order_by("-played_at", "-game_id", "-round_number")
+    )
+
+
+def player_games(*, player: Player) -> QuerySet[Any]:
+    """The player's games, newest first, each with its totals (one aggregate query)."""
+    return (
+        SeatRound.objects.filter(player=player)
+        .values("game")
+        .annotate(
+            season_name=F("season__name"),
+            started_at=F("game__created_at"),
+            status=F("game__status"),
+            last_played_at=Max("played_at"),
+            rounds_played=Count("id"),
+            rounds_won=Count("id", filter=Q(won=True)),
+            **_counts(),
+        )
+        .annotate(season=F("season_id"), seat=F("seat"))
+        .order_by("-last_played_at", "-game")
+    )
+
+
+HEAD_TO_HEAD_COLUMNS = (
+    "rounds_won",
+    "first_cappu",
+    "ceki",
+    "pollo",
+    "manguno",
+    "mattikkeng",
+    "cucuq",
+    "passes",
+    "passebunge",
+    "stones_received",
+    "stones_given",
+    "camat_elected",
+    "cycles_ahead",
+)
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """Two players over the rounds they sat at the same table (all seasons of the club)."""
+
+    games_together: int
+    rounds_together: int
+    totals: dict[int, dict[str, int]]
+    seasons: list[dict[str, Any]]
+
+
+def head_to_head(*, rows: QuerySet[SeatRound], a: Player, b: Player) -> HeadToHead:
+    """Player ``a`` against player ``b``: what each got in the rounds both played (2 queries).
+
+    ``cycles_ahead`` counts the CAMAT cycles both finished where the player
+    ranked ahead of the other: elected CAMAT, or holding fewer stones (R24).
+    """
+    pair = rows.filter(player__in=[a.pk, b.pk])
+    # The other player's row of the same round, if they sat at that table.
+    other = SeatRound.objects.filter(
+        game=OuterRef("game"), round_number=OuterRef("round_number"), player__in=[a.pk, b.pk]
+    ).exclude(player=OuterRef("player"))
+    shared = pair.annotate(
+        other_held=Subquery(other.values("stones_held")[:1]),
+        other_camat=Subquery(other.values("camat_elected")[:1]),
+    ).filter(other_held__isnull=False)
+    ahead = Q(cycle_ended=True) & (
+        Q(camat_elected=True) | (Q(other_camat=False) & Q(stones_held__lt=F("other_held")))
+    )
+    counts = {
+        "cycles_ahead": Count("id", filter=ahead),  # before camat_elected is shadowed
+        "rounds_won": Count("id", filter=Q(won=True)),
+        **_counts(),
+        "rounds": Count("id"),
+        "games": Count("game", distinct=True),
+    }
+    by_season = list(
+        shared.values("player", "season", "season__name")
+        .annotate(**counts)
+        .order_by(F("season__starts_on").asc(nulls_first=True), "season", "player")
+    )
+    totals: dict[int, dict[str, int]] = {
+        a.pk: dict.fromkeys(HEAD_TO_HEAD_COLUMNS, 0),
+        b.pk: dict.fromkeys(HEAD_TO_HEAD_COLUMNS, 0),
+    }
+    seasons: dict[Any, dict[str, Any]] = {}
+    rounds_together = games_together = 0
+    for row in by_season:
+        season = seasons.setdefault(
+            row["season"],
+            {
+                "season": row["season"],
+                "season_name": row["season__name"],
+                "rounds_together": row["rounds"],
+                "games_together": row["games"],
+                "players": {},
+            },
+        )
+        line = {key: row[key] for key in HEAD_TO_HEAD_COLUMNS}
+        season["players"][row["player"]] = line
+        for key in HEAD_TO_HEAD_COLUMNS:
+            totals[row["player"]][key] += row[key]
+    for season in seasons.values():
+        rounds_together += season["rounds_together"]
+        games_together += season["games_together"]
+    return HeadToHead(games_together, rounds_together, totals, list(seasons.values()))
+
+
+# -- ratings -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A player's OpenSkill (Plackett–Luce) rating: ``mu``, ``sigma`` and ``ordinal`` (μ − 3σ)."""
+
+    player: int
+    display_name: str
+    mu: float
+    sigma: float
+    ordinal: float
+    cycles: int
+    last_played_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """The ratings of a club (or one season) and how many CAMAT cycles they fold."""
+
+    cycles: int
+    ratings: list[Rating]
+
+
+def club_ratings(
+    *, club: Club, season: Season | None = None, model: PlackettLuce | None = None
+) -> Ratings:
+    """Ratings folded from the club's completed CAMAT cycles in the order they ended.
+
+    Each cycle — from every stone on the table (R22, R25) to an election
+    (R24) — is one five-seat free-for-all: the CAMAT first, the others by the
+    stones they held when it ended (before the reset), fewer is better, equal
+    stones a tie. Guest seats take part with a fresh default rating each
+    time and are not kept. Recomputed on every call from ``SeatRound``, so a
+    correction flows through; two queries, then one ``rate`` per cycle.
+    Best first (highest ordinal).
+    """
+    model = model or PlackettLuce()
+    ends = SeatRound.objects.filter(club=club, cycle_ended=True)
+    if season is not None:
+        ends = ends.filter(season=season)
+    rows = ends.order_by("played_at", "game_id", "round_number", "seat").values_list(
+        "game_id", "round_number", "player_id", "camat_elected", "stones_held", "played_at"
+    )
+    ratings: dict[int, Any] = {}
+    cycles: dict[int, int] = {}
+    last: dict[int, datetime] = {}
+    played = 0
+    for table in _tables(rows):
+        played += 1
+        teams = []
+        ranks = []
+        for _, _, player, camat, held, _ in table:
+            rating = model.rating() if player is None else ratings.get(player) or model.rating()
+            teams.append([rating])
+            ranks.append(0 if camat else 1 + held)
+        rated = model.rate(teams, ranks=ranks)
+        for (_, _, player, _, _, played_at), [rating] in zip(table, rated, strict=True):
+            if player is not None:
+                ratings[player] = rating
+                cycles[player] = cycles.get(player, 0) + 1
+                last[player] = played_at
+    names = dict(Player.objects.filter(pk__in=ratings).values_list("pk", "display_name"))
+    result = [
+        Rating(
+            player=player,
+            display_name=names.get(player, ""),
+            mu=round(rating.mu, 4),
+            sigma=round(rating.sigma, 4),
+            ordinal=round(rating.ordinal(), 4),
+            cycles=cycles[player],
+            last_played_at=last.get(player),
+        )
+        for player, rating in ratings.items()
+    ]
+    result.sort(key=lambda r: (-r.ordinal, r.display_name, r.player))
+    return Ratings(played, result)
+
+
+def _tables(rows: Iterable[tuple[Any, ...]]) -> Iterable[list[tuple[Any, ...]]]:
+    """Group the ordered rows into one table (five seats) per cycle-ending round."""
+    table: list[tuple[Any, ...]] = []
+    key = None
+    for row in rows:
+        if (row[0], row[1]) != key and table:
+            yield table
+            table = []
+        key = (row[0], row[1])
+        table.append(row)
+    if table:
+        yield table

@@ -1,0 +1,188 @@
+"""Clubs, members, players and seasons over HTTP: organisers write, members read."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from scoring.models import Club, Membership, Player, Season
+from tests.factories import GameFactory, UserFactory, table_key
+from tests.scoring.conftest import API, PROBLEM, token_client
+from tests.scoring.factories import ClubFactory, PlayerFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_anyone_lists_published_clubs_and_members_also_see_their_own(
+    club, member_client, outsider_client
+):
+    public = ClubFactory(name="Open Club", slug="open", is_public=True)
+
+    anonymous = APIClient().get(f"{API}/clubs/").json()
+    mine = member_client.get(f"{API}/clubs/").json()
+    theirs = outsider_client.get(f"{API}/clubs/").json()
+
+    assert [c["slug"] for c in anonymous["results"]] == ["open"]
+    assert {c["slug"]: c["role"] for c in mine["results"]} == {"makassar": "member", "open": None}
+    assert club.slug not in [c["slug"] for c in theirs["results"]]
+    assert public.slug in [c["slug"] for c in theirs["results"]]
+
+
+def test_whoever_creates_a_club_organises_it(outsider_client, outsider):
+    response = outsider_client.post(
+        f"{API}/clubs/", {"name": "Bone Club", "slug": "bone"}, format="json"
+    )
+
+    assert response.status_code == 201, response.content
+    assert response.json()["role"] == "organiser"
+    assert Membership.objects.get(club__slug="bone", user=outsider).role == "organiser"
+    again = outsider_client.post(f"{API}/clubs/", {"name": "B", "slug": "bone"}, format="json")
+    assert (again.status_code, again.json()["code"]) == (409, "club_slug_taken")
+
+
+def test_a_private_club_is_hidden_from_outsiders_anonymous_callers_and_table_tokens(
+    club, outsider_client
+):
+    phone = APIClient()
+    phone.credentials(HTTP_AUTHORIZATION=f"Table {table_key(game=GameFactory())}")
+
+    for client, code in ((outsider_client, 403), (APIClient(), 401), (phone, 403)):
+        response = client.get(f"{API}/clubs/{club.slug}/players/")
+        assert response.status_code == code
+        assert response["Content-Type"] == PROBLEM
+
+
+def test_only_organisers_publish_a_club(club, organiser_client, member_client):
+    denied = member_client.patch(f"{API}/clubs/{club.slug}/", {"is_public": True}, format="json")
+    allowed = organiser_client.patch(
+        f"{API}/clubs/{club.slug}/", {"is_public": True}, format="json"
+    )
+
+    assert (denied.status_code, denied.json()["code"]) == (403, "not_club_organiser")
+    assert allowed.status_code == 200
+    assert allowed.json()["is_public"] is True
+    assert APIClient().get(f"{API}/clubs/{club.slug}/players/").status_code == 200
+
+
+def test_organisers_give_users_a_role_and_list_them(
+    club, organiser, organiser_client, member_client
+):
+    UserFactory(username="besse")
+
+    response = organiser_client.post(
+        f"{API}/clubs/{club.slug}/members/", {"username": "besse", "role": "member"}, format="json"
+    )
+    listed = organiser_client.get(f"{API}/clubs/{club.slug}/members/").json()
+
+    assert response.status_code == 200
+    assert {m["username"]: m["role"] for m in listed} == {
+        "director": "organiser",
+        "member": "member",
+        "besse": "member",
+    }
+    assert member_client.get(f"{API}/clubs/{club.slug}/members/").status_code == 403
+
+
+def test_organisers_register_players_with_unique_member_numbers(
+    club, organiser_client, member_client
+):
+    url = f"{API}/clubs/{club.slug}/players/"
+
+    created = organiser_client.post(
+        url, {"display_name": "Andi", "member_number": "7"}, format="json"
+    )
+    taken = organiser_client.post(
+        url, {"display_name": "Besse", "member_number": "7"}, format="json"
+    )
+    denied = member_client.post(url, {"display_name": "Cakra"}, format="json")
+    listed = member_client.get(url).json()
+
+    assert created.status_code == 201
+    assert created.json()["display_name"] == "Andi"
+    assert (taken.status_code, taken.json()["code"]) == (409, "member_number_taken")
+    assert (denied.status_code, denied.json()["code"]) == (403, "not_club_organiser")
+    assert [p["display_name"] for p in listed["results"]] == ["Andi"]
+
+
+def test_a_player_is_renamed_and_a_duplicate_merged_over_http(club, organiser_client, players):
+    duplicate = PlayerFactory(club=club, display_name="andi")
+    url = f"{API}/clubs/{club.slug}/players/{players[0].pk}/"
+
+    renamed = organiser_client.patch(url, {"display_name": "Andi M."}, format="json")
+    merged = organiser_client.post(f"{url}merge/", {"duplicate": duplicate.pk}, format="json")
+    listed = organiser_client.get(f"{API}/clubs/{club.slug}/players/").json()
+    everyone = organiser_client.get(f"{API}/clubs/{club.slug}/players/?include_merged=true").json()
+
+    assert renamed.json()["display_name"] == "Andi M."
+    assert merged.status_code == 200, merged.content
+    assert merged.json()["merged"]["merged_into"] == players[0].pk
+    assert merged.json()["merged_by"] == "director"
+    assert duplicate.pk not in [p["id"] for p in listed["results"]]
+    assert duplicate.pk in [p["id"] for p in everyone["results"]]
+
+
+def test_a_player_of_another_club_is_not_found_here(club, organiser_client):
+    stranger = PlayerFactory()
+
+    response = organiser_client.get(f"{API}/clubs/{club.slug}/players/{stranger.pk}/")
+
+    assert response.status_code == 404
+
+
+def test_seasons_are_opened_renamed_and_archived_but_never_deleted(club, organiser_client):
+    url = f"{API}/clubs/{club.slug}/seasons/"
+
+    created = organiser_client.post(
+        url, {"name": "2026 H1", "starts_on": "2026-01-01", "ends_on": "2026-06-30"}, format="json"
+    )
+    season_url = f"{url}{created.json()['id']}/"
+    renamed = organiser_client.patch(season_url, {"name": "2026 first half"}, format="json")
+    archived = organiser_client.post(f"{season_url}archive/")
+    deleted = organiser_client.delete(season_url)
+
+    assert created.status_code == 201
+    assert renamed.json()["name"] == "2026 first half"
+    assert archived.json()["is_archived"] is True
+    assert deleted.status_code == 405
+    assert Season.objects.filter(club=club).count() == 1
+
+
+def test_a_season_ending_before_it_starts_is_refused(club, organiser_client):
+    response = organiser_client.post(
+        f"{API}/clubs/{club.slug}/seasons/",
+        {"name": "Backwards", "starts_on": "2026-06-01", "ends_on": "2026-01-01"},
+        format="json",
+    )
+
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["field"] == "ends_on"
+
+
+def test_no_club_and_no_player_has_a_delete_endpoint(club, organiser_client, players):
+    assert organiser_client.delete(f"{API}/clubs/{club.slug}/").status_code == 405
+    assert (
+        organiser_client.delete(f"{API}/clubs/{club.slug}/players/{players[0].pk}/").status_code
+        == 405
+    )
+    assert Club.objects.filter(pk=club.pk).exists()
+    assert Player.objects.filter(pk=players[0].pk).exists()
+
+
+def test_a_staff_user_manages_any_club(club, db):
+    staff = token_client(UserFactory(username="staff", is_staff=True))
+
+    response = staff.post(
+        f"{API}/clubs/{club.slug}/players/", {"display_name": "Evi"}, format="json"
+    )
+
+    assert response.status_code == 201
+
+
+def test_an_outsider_learns_nothing_of_a_private_clubs_players_from_a_write(
+    club, outsider_client, players
+):
+    for pk in (players[0].pk, 999_999):
+        response = outsider_client.post(
+            f"{API}/clubs/{club.slug}/players/{pk}/merge/", {"duplicate": 1}, format="json"
+        )
+        assert (response.status_code, response.json()["code"]) == (403, "not_club_organiser")

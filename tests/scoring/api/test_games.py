@@ -1,0 +1,174 @@
+"""League games over HTTP: seats as names or player ids, imports, links, directors' corrections."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from referee import services
+from referee.models import Correction, Game, Seat
+from scoring.models import SeatRound
+from tests.factories import GameFactory, UserFactory, table_key
+from tests.scoring.conftest import API, token_client
+from tests.scoring.factories import OrganiserFactory, PlayerFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_club_game_is_created_with_player_ids_and_a_guests_name(
+    organiser_client, club, season, players
+):
+    body = {
+        "players": [
+            players[0].pk,
+            {"player": players[1].pk},
+            "  Gita  ",
+            players[2].pk,
+            players[3].pk,
+        ],
+        "club": club.slug,
+        "season": season.pk,
+    }
+
+    response = organiser_client.post(f"{API}/games/", body, format="json")
+
+    assert response.status_code == 201, response.content
+    game = Game.objects.get(pk=response.json()["id"])
+    assert (game.club, game.season) == (club, season)
+    names = [seat["name"] for seat in response.json()["state"]["seats"]]
+    assert names == ["Andi", "Besse", "Gita", "Cakra", "Daeng"]
+    assert list(game.seats.values_list("player_id", flat=True)) == [
+        players[0].pk,
+        players[1].pk,
+        None,
+        players[2].pk,
+        players[3].pk,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("seat", "status", "code"),
+    [
+        (True, 400, "invalid"),
+        ({"player": "x"}, 400, "invalid"),
+        (0, 400, "invalid"),
+        ("   ", 400, "invalid"),
+        ("x" * 81, 400, "invalid"),
+    ],
+)
+def test_a_seat_is_a_name_or_a_player_id_and_nothing_else(
+    organiser_client, club, seat, status, code
+):
+    body = {"players": [seat, "B", "C", "D", "E"], "club": club.slug}
+
+    response = organiser_client.post(f"{API}/games/", body, format="json")
+
+    assert (response.status_code, response.json()["code"]) == (status, code)
+    assert not Game.objects.exists()
+
+
+def test_a_game_with_another_clubs_player_is_refused(organiser_client, club, players):
+    stranger = PlayerFactory()
+    body = {"players": [stranger.pk, "B", "C", "D", "E"], "club": club.slug}
+
+    response = organiser_client.post(f"{API}/games/", body, format="json")
+
+    assert (response.status_code, response.json()["code"]) == (400, "player_not_in_club")
+    assert response.json()["player"] == stranger.pk
+
+
+def test_a_member_cannot_create_a_club_game(member_client, club):
+    body = {"players": ["A", "B", "C", "D", "E"], "club": club.slug}
+
+    response = member_client.post(f"{API}/games/", body, format="json")
+
+    assert (response.status_code, response.json()["code"]) == (403, "not_club_organiser")
+
+
+def test_a_record_is_imported_into_a_club_and_season(organiser_client, club, season, load_scenario):
+    record = load_scenario("14_camat_election_reset_25")["record"]
+
+    response = organiser_client.post(
+        f"{API}/games/import/?club={club.slug}&season={season.pk}", record, format="json"
+    )
+
+    assert response.status_code == 201, response.content
+    game = Game.objects.get(pk=response.json()["id"])
+    assert (game.club, game.season) == (club, season)
+    assert SeatRound.objects.filter(game=game, season=season).count() == 15
+
+
+def test_an_organiser_links_a_guest_seat_to_a_player_over_http(
+    organiser_client, member_client, club, season, players, import_game, load_scenario
+):
+    game = import_game(load_scenario("01_plain_finish")["record"], [*players[:4], "Evi?"], season)
+    url = f"{API}/clubs/{club.slug}/games/{game.pk}/seats/4/link/"
+
+    denied = member_client.post(url, {"player": players[4].pk}, format="json")
+    linked = organiser_client.post(url, {"player": players[4].pk}, format="json")
+    games = member_client.get(f"{API}/clubs/{club.slug}/games/?season={season.pk}").json()
+
+    assert denied.status_code == 403
+    assert linked.json() == {"seat": 4, "name": "Evi?", "player": players[4].pk}
+    assert SeatRound.objects.get(game=game, seat=4).player == players[4]
+    assert games["results"][0]["seats"][4]["player"] == players[4].pk
+    assert (
+        organiser_client.post(
+            f"{API}/clubs/{club.slug}/games/{game.pk}/seats/5/link/",
+            {"player": None},
+            format="json",
+        ).status_code
+        == 404
+    )
+
+
+def _played_game(club, season, players, load_scenario, creator):
+    """A club game created by ``creator`` with one round played (a plain FIRST CAPPU)."""
+    game = services.game_create(
+        players=[p.pk for p in players[:5]], created_by=creator, club=club, season=season
+    )
+    actor = services.Actor(user=creator)
+    for move in load_scenario("01_plain_finish")["record"]["rounds"][0]["moves"]:
+        services.event_submit(game_id=game.pk, kind="move", payload=move, actor=actor)
+    return game
+
+
+def test_any_organiser_of_the_club_may_correct_a_game_and_it_is_logged(
+    club, season, players, load_scenario
+):
+    creator = OrganiserFactory(club=club, user=UserFactory(username="creator")).user
+    director = token_client(OrganiserFactory(club=club, user=UserFactory(username="chief")).user)
+    game = _played_game(club, season, players, load_scenario, creator)
+
+    response = director.post(
+        f"{API}/games/{game.pk}/undo/", {"reason": "wrong tile"}, format="json"
+    )
+
+    assert response.status_code == 200, response.content
+    correction = Correction.objects.get(game=game)
+    assert (correction.entered_by, correction.reason) == ("user chief", "wrong tile")
+    assert not SeatRound.objects.filter(game=game).exists()  # the settling move was undone
+
+
+def test_members_outsiders_and_other_tables_cannot_correct_a_club_game(
+    club, season, players, load_scenario, member_client, outsider_client, organiser
+):
+    game = _played_game(club, season, players, load_scenario, organiser)
+    phone = APIClient()
+    phone.credentials(HTTP_AUTHORIZATION=f"Table {table_key(game=GameFactory())}")
+
+    for client in (member_client, outsider_client, phone):
+        assert client.post(f"{API}/games/{game.pk}/undo/", {}, format="json").status_code == 403
+    assert not Correction.objects.exists()
+
+
+def test_a_table_token_plays_its_own_game_but_reads_no_league_records(
+    club, season, players, organiser
+):
+    game = GameFactory(club=club, season=season)
+    phone = APIClient()
+    phone.credentials(HTTP_AUTHORIZATION=f"Table {table_key(game=game)}")
+
+    assert phone.get(f"{API}/games/{game.pk}/").status_code == 200
+    assert phone.get(f"{API}/clubs/{club.slug}/standings/").status_code == 403
+    assert Seat.objects.filter(game=game).count() == 5

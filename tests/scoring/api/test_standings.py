@@ -1,0 +1,199 @@
+"""Standings over HTTP: JSON and CSV, sorted, filtered by date, paged, in constant queries."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from referee.engine.records import replay_record
+from scoring.models import SeatRound
+from tests.factories import GameFactory
+from tests.scoring.conftest import API, COUNTED, PROBLEM, expected_standings
+from tests.scoring.factories import PlayerFactory, SeasonFactory, SeatRoundFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def played(club, season, players, import_game, load_scenario):
+    """Scenario 14 with Andi…Evi, then scenario 02 (CEKI) with Fajar in Andi's seat."""
+    games = []
+    for name, seats in (
+        ("14_camat_election_reset_25", players[:5]),
+        ("02_ceki", [players[5], *players[1:5]]),
+    ):
+        record = load_scenario(name)["record"]
+        import_game(record, seats, season)
+        games.append((record, replay_record(record), [p.pk for p in seats]))
+    return expected_standings(games)
+
+
+def test_season_standings_give_every_count_of_every_player(member_client, club, season, played):
+    response = member_client.get(f"{API}/clubs/{club.slug}/seasons/{season.pk}/standings/")
+
+    assert response.status_code == 200, response.content
+    rows = {row["player"]: row for row in response.json()["results"]}
+    assert set(rows) == set(played)
+    for player, totals in played.items():
+        for key in COUNTED:
+            assert rows[player][key] == totals[key], (player, key)
+        assert rows[player]["average_stones"] == round(
+            totals["stones_received"] / totals["rounds_played"], 3
+        )
+
+
+def test_standings_sort_by_any_column_with_ties_broken_by_player(member_client, club, played):
+    url = f"{API}/clubs/{club.slug}/standings/"
+
+    by_stones = member_client.get(url, {"ordering": "-stones_received"}).json()["results"]
+    by_name = member_client.get(url, {"ordering": "display_name"}).json()["results"]
+    default = member_client.get(url).json()["results"]
+
+    received = [row["stones_received"] for row in by_stones]
+    assert received == sorted(received, reverse=True)
+    assert [row["display_name"] for row in by_name] == sorted(
+        row["display_name"] for row in by_name
+    )
+    assert default[0]["display_name"] == "Besse"  # the only CAMAT (scenario 14, R24)
+    assert member_client.get(url, {"ordering": "secret"}).status_code == 200  # unknown: ignored
+
+
+def test_standings_are_paged(member_client, club, played):
+    url = f"{API}/clubs/{club.slug}/standings/"
+
+    first = member_client.get(url, {"page_size": 4}).json()
+    second = member_client.get(url, {"page_size": 4, "page": 2}).json()
+
+    assert first["count"] == 6
+    assert len(first["results"]) == 4
+    assert len(second["results"]) == 2
+    assert {r["player"] for r in first["results"]}.isdisjoint(
+        r["player"] for r in second["results"]
+    )
+
+
+def test_standings_count_only_rounds_in_the_date_range(member_client, club, season, players):
+    old = timezone.make_aware(dt.datetime(2025, 12, 31, 20, 0))
+    new = timezone.make_aware(dt.datetime(2026, 2, 1, 20, 0))
+    SeatRoundFactory(season=season, player=players[0], played_at=old, won=True)
+    SeatRoundFactory(season=season, player=players[0], played_at=new, won=False)
+    url = f"{API}/clubs/{club.slug}/standings/"
+
+    everything = member_client.get(url).json()["results"]
+    since = member_client.get(url, {"played_after": "2026-01-01"}).json()["results"]
+    until = member_client.get(url, {"played_before": "2025-12-31"}).json()["results"]
+    bad = member_client.get(url, {"played_after": "yesterday"})
+
+    assert [(r["rounds_played"], r["rounds_won"]) for r in everything] == [(2, 1)]
+    assert [(r["rounds_played"], r["rounds_won"]) for r in since] == [(1, 0)]
+    assert [(r["rounds_played"], r["rounds_won"]) for r in until] == [(1, 1)]
+    assert bad.status_code == 400
+    assert bad["Content-Type"] == PROBLEM
+
+
+def test_standings_export_every_row_as_csv(member_client, club, season, played, players):
+    players[5].display_name = "=HYPERLINK(1)"
+    players[5].save()
+
+    response = member_client.get(
+        f"{API}/clubs/{club.slug}/seasons/{season.pk}/standings/", {"format": "csv", "page_size": 1}
+    )
+
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/csv")
+    assert response["Content-Disposition"] == (
+        f'attachment; filename="standings-{club.slug}-{season.pk}.csv"'
+    )
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert len(rows) == 6  # not paged
+    assert list(rows[0]) == [
+        "player", "display_name", "member_number", "rounds_played", "rounds_won",
+        "first_cappu", "ceki", "pollo", "manguno", "mattikkeng", "cucuq", "passes",
+        "passebunge", "stones_received", "stones_given", "net_stones", "camat_elected",
+        "average_stones",
+    ]  # fmt: skip
+    by_player = {int(row["player"]): row for row in rows}
+    for player, totals in played.items():
+        assert int(by_player[player]["stones_received"]) == totals["stones_received"]
+    assert by_player[players[5].pk]["display_name"] == "'=HYPERLINK(1)"  # no formula
+
+
+def test_standings_as_csv_by_accept_header_and_errors_stay_problems(member_client, club, played):
+    url = f"{API}/clubs/{club.slug}/standings/"
+
+    accepted = member_client.get(url, HTTP_ACCEPT="text/csv")
+    refused = APIClient().get(url, {"format": "csv"})
+
+    assert accepted["Content-Type"].startswith("text/csv")
+    assert refused.status_code == 401
+    assert refused["Content-Type"] == PROBLEM
+    assert refused.json()["code"] == "not_authenticated"
+
+
+def test_a_published_clubs_standings_are_open_to_anyone(club, played):
+    club.is_public = True
+    club.save()
+
+    response = APIClient().get(f"{API}/clubs/{club.slug}/standings/")
+
+    assert response.status_code == 200
+    assert response.json()["count"] == 6
+
+
+def test_a_private_clubs_standings_are_closed_to_outsiders(outsider_client, club, played):
+    response = outsider_client.get(f"{API}/clubs/{club.slug}/standings/")
+
+    assert response.status_code == 403
+
+
+def test_another_clubs_season_is_not_found(member_client, club):
+    response = member_client.get(f"{API}/clubs/{club.slug}/seasons/{SeasonFactory().pk}/standings/")
+
+    assert response.status_code == 404
+
+
+def _requests_queries(client, url) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200
+    return len(queries)
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_a_standings_request_costs_the_same_queries_for_a_small_and_a_large_season(
+    member_client, club, fmt
+):
+    small, large = SeasonFactory(club=club, name="small"), SeasonFactory(club=club, name="large")
+    people = PlayerFactory.create_batch(12, club=club)
+    SeatRoundFactory.create_batch(5, season=small, player=people[0])
+    game = GameFactory(club=club, season=large)
+    SeatRound.objects.bulk_create(
+        SeatRound(
+            game=game,
+            club=club,
+            season=large,
+            player=people[i % 12],
+            seat=i % 5,
+            round_number=i // 5 + 1,
+            played_at=timezone.now(),
+            won=i % 5 == 0,
+            stones_received=i % 4,
+        )
+        for i in range(2000)
+    )
+    url = f"{API}/clubs/{club.slug}/seasons/{{}}/standings/?format={fmt}"
+
+    few = _requests_queries(member_client, url.format(small.pk))
+    many = _requests_queries(member_client, url.format(large.pk))
+
+    assert SeatRound.objects.filter(season=large).count() == 2000
+    assert few == many
+    # Token, club, membership, season, then one count and one aggregate (JSON: paged).
+    assert many == (6 if fmt == "json" else 5)
