@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 PYTHON_BOOT := $(shell for p in python3.11 python3; do \
 	$$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: run demo test lint schema schema-check install clean
+.PHONY: run demo test lint schema schema-check install clean messages makemessages screenshots
 
 install: $(STAMP)
 
@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
 
-run: $(STAMP)
+run: $(STAMP) messages
 	$(MANAGE) migrate
 	$(MANAGE) runserver 127.0.0.1:$(PORT)
 
@@ -31,12 +31,28 @@ run: $(STAMP)
 demo: $(STAMP)
 	$(MANAGE) demo $(DEMO_ARGS)
 
-test: $(STAMP)
+test: $(STAMP) messages
 	$(MANAGE) check
 	$(MANAGE) makemigrations --check --dry-run
 	$(VENV)/bin/ruff check .
 	$(MAKE) --no-print-directory schema-check
+	@test -x "$${CHROMIUM:-/usr/bin/chromium}" || echo "make test: NOTE: no Chromium at \
+	$${CHROMIUM:-/usr/bin/chromium}, so the browser tests (pytest -m browser) will NOT run. \
+	To run them: apt-get install -y chromium (or CHROMIUM=/path/to/chromium)." >&2
 	scripts/with-postgres $(VENV)/bin/pytest $(PYTEST_ARGS)
+
+# Compiles locale/*/LC_MESSAGES/django.po into .mo with polib (no GNU gettext; .mo not committed).
+messages: $(STAMP)
+	$(PY) scripts/compile-messages
+
+# Re-extracts every message into the .po catalogs (needs GNU gettext: apt-get install gettext).
+makemessages: $(STAMP)
+	$(MANAGE) makemessages -l fr -l pl -l id --no-location --no-obsolete --no-wrap \
+		--ignore 'tests/*' --ignore 'scripts/*' --ignore 'docs/*'
+
+# Re-takes the phone screenshots in docs/screenshots/ (360x640) with the browser tests.
+screenshots: $(STAMP) messages
+	SCREENSHOT_DIR=docs/screenshots scripts/with-postgres $(VENV)/bin/pytest -m browser tests/referee/web
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -1,0 +1,116 @@
+"""The phone form's inputs: parsed here, checked by the rules core in the services.
+
+Every form that writes carries ``version`` (the game's version the page showed:
+a stale one is refused as ``version_mismatch``, nothing applied) and ``key``
+(a fresh UUID rendered with the form: a retried or doubled tap re-sends it and
+the services answer it once, ``Idempotency``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from referee.web.selectors import TILE_NAMES
+
+SEAT_CHOICES = [(str(seat), str(seat)) for seat in range(5)]
+TILE_CHOICES = [(name, name) for name in TILE_NAMES]
+
+
+class JoinCodeForm(forms.Form):
+    code = forms.CharField(
+        label=_("Join code"),
+        max_length=32,
+        widget=forms.TextInput(
+            attrs={
+                "autocomplete": "off",
+                "autocapitalize": "characters",
+                "spellcheck": "false",
+                "autofocus": True,
+                "placeholder": "K7QH-2MXP-9R",
+            }
+        ),
+    )
+
+
+class SeatForm(forms.Form):
+    """A seat 0–4, or empty for the scorekeeper of the whole table."""
+
+    seat = forms.TypedChoiceField(
+        choices=[("", "scorekeeper"), *SEAT_CHOICES],
+        coerce=int,
+        empty_value=None,
+        required=False,
+    )
+
+
+class _WriteForm(forms.Form):
+    version = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    key = forms.UUIDField(widget=forms.HiddenInput)
+
+
+class MoveForm(_WriteForm):
+    """A play ``{seat, tile, on?}`` or, with ``pass``, a pass ``{seat, pass: true}``."""
+
+    seat = forms.TypedChoiceField(choices=SEAT_CHOICES, coerce=int)
+    tile = forms.ChoiceField(choices=TILE_CHOICES, required=False)
+    on = forms.IntegerField(min_value=0, max_value=6, required=False)
+    is_pass = forms.BooleanField(required=False)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not data.get("is_pass") and not data.get("tile"):
+            raise forms.ValidationError(_("Tap a tile or PASS."), code="move_missing")
+        return data
+
+    def payload(self) -> dict[str, Any]:
+        """The move in record form (R30: a pass carries no tile)."""
+        data = self.cleaned_data
+        if data.get("is_pass"):
+            return {"seat": data["seat"], "pass": True}
+        payload: dict[str, Any] = {"seat": data["seat"], "tile": data["tile"]}
+        if data.get("on") is not None:
+            payload["on"] = data["on"]
+        return payload
+
+
+class RevealForm(_WriteForm):
+    """A blocked round's remaining tiles of one seat, or its pip sum (R18)."""
+
+    seat = forms.TypedChoiceField(choices=SEAT_CHOICES, coerce=int)
+    tiles = forms.MultipleChoiceField(choices=TILE_CHOICES, required=False)
+    pips = forms.IntegerField(label=_("or the pip sum"), min_value=0, required=False)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if bool(data.get("tiles")) == (data.get("pips") is not None):
+            raise forms.ValidationError(
+                _("Pick the remaining tiles or type their pip sum (one of the two)."),
+                code="reveal_missing",
+            )
+        return data
+
+    def payload(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        if data.get("pips") is not None:
+            return {"seat": data["seat"], "pips": data["pips"]}
+        return {"seat": data["seat"], "tiles": list(data["tiles"])}
+
+
+class UndoForm(_WriteForm):
+    pass
+
+
+class GameCreateForm(forms.Form):
+    """Five players, seat 0 to seat 4 clockwise (R3)."""
+
+    seat_0 = forms.CharField(label=_("Seat 0"), max_length=80)
+    seat_1 = forms.CharField(label=_("Seat 1"), max_length=80)
+    seat_2 = forms.CharField(label=_("Seat 2"), max_length=80)
+    seat_3 = forms.CharField(label=_("Seat 3"), max_length=80)
+    seat_4 = forms.CharField(label=_("Seat 4"), max_length=80)
+
+    def players(self) -> list[str]:
+        return [self.cleaned_data[f"seat_{seat}"] for seat in range(5)]

@@ -1,0 +1,391 @@
+"""What the phone page shows: a stored game's state laid out for a phone (reads only).
+
+``table_page`` takes ``referee.selectors.game_state_for`` — the state every
+table sees — and turns it into drawable pieces: the chain as dominoes with its
+two open ends marked, the 28-tile picker (tiles already played and tiles that
+cannot be played now are disabled, from the state's ``playable``), the seats,
+the last events with their named outcomes and the banner of a finished round.
+Seats are 0–4, tiles ``a-b``, stones whole numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils.translation import pgettext
+
+from referee import selectors
+from referee.engine import ALL_TILES, RuleSet, Tile
+from referee.models import Game, TableToken
+
+TILE_NAMES = tuple(str(tile) for tile in ALL_TILES)
+
+# Where the pips of a value sit on a 3 × 3 grid (column, row) inside one half.
+_SPOTS: dict[int, tuple[tuple[int, int], ...]] = {
+    0: (),
+    1: ((1, 1),),
+    2: ((0, 0), (2, 2)),
+    3: ((0, 0), (1, 1), (2, 2)),
+    4: ((0, 0), (2, 0), (0, 2), (2, 2)),
+    5: ((0, 0), (2, 0), (1, 1), (0, 2), (2, 2)),
+    6: ((0, 0), (0, 1), (0, 2), (2, 0), (2, 1), (2, 2)),
+}
+HALF = 50  # one half of a domino is HALF × HALF SVG units
+_GRID = (12, 25, 38)
+
+# The table's words for why stones moved (a transfer's ``reason``): never translated.
+REASON_WORDS = {
+    "pass": "PASS",
+    "passebunge": "PASSEBUNGE",
+    "cappu": "FIRST CAPPU",
+    "ceki": "CEKI",
+    "pollo": "POLLO",
+    "manguno": "MANGUNO",
+    "mattikkeng": "MATTIKKENG",
+}
+# Named outcomes called out loud at the table: shown with an exclamation mark.
+SHOUTED = frozenset({"CEKI", "POLLO", "MANGUNO", "MATTIKKENG", "CAMAT"})
+
+
+@dataclass(frozen=True)
+class Domino:
+    """A tile as drawn: ``first`` is the left (or top, ``vertical``) half."""
+
+    name: str
+    first: int
+    second: int
+    vertical: bool = False
+    first_is_end: bool = False
+    second_is_end: bool = False
+
+    @property
+    def label(self) -> str:
+        """The tile as laid, e.g. ``4-3`` (the chain reads left to right)."""
+        return f"{self.first}-{self.second}"
+
+    @property
+    def width(self) -> int:
+        return HALF if self.vertical else 2 * HALF
+
+    @property
+    def height(self) -> int:
+        return 2 * HALF if self.vertical else HALF
+
+    @property
+    def pips(self) -> list[tuple[int, int]]:
+        """Every pip's centre in SVG units."""
+        spots: list[tuple[int, int]] = []
+        for index, value in enumerate((self.first, self.second)):
+            dx, dy = (0, index * HALF) if self.vertical else (index * HALF, 0)
+            spots.extend((dx + _GRID[col], dy + _GRID[row]) for col, row in _SPOTS[value])
+        return spots
+
+    @property
+    def divider(self) -> tuple[int, int, int, int]:
+        """The line between the halves: x1, y1, x2, y2."""
+        if self.vertical:
+            return (6, HALF, HALF - 6, HALF)
+        return (HALF, 6, HALF, HALF - 6)
+
+    @property
+    def ends(self) -> list[tuple[int, int]]:
+        """The top-left corner of each half that is an open end (to highlight it)."""
+        corners = []
+        for index, is_end in enumerate((self.first_is_end, self.second_is_end)):
+            if is_end:
+                corners.append((0, index * HALF) if self.vertical else (index * HALF, 0))
+        return corners
+
+
+@dataclass
+class PickerTile:
+    """One of the 28 tiles of the picker and what one tap on it does.
+
+    ``state``: ``played`` (already in this round), ``blocked`` (cannot be played
+    now), ``play`` (one tap enters it), ``choose_end`` (it fits both open ends
+    with different values: a second tap names the end), ``choose_seat`` (the
+    game's first lead: a second tap names the seat that leads).
+    """
+
+    domino: Domino
+    state: str
+    ends: list[int] = field(default_factory=list)
+
+    @property
+    def enabled(self) -> bool:
+        return self.state in {"play", "choose_end", "choose_seat"}
+
+
+@dataclass
+class TablePage:
+    """Everything the table partial draws; ``state`` is ``game_state_for``'s dict."""
+
+    game: Game
+    state: dict[str, Any]
+    my_seat: int | None
+    seats: list[dict[str, Any]]
+    chain: list[Domino]
+    picker: list[PickerTile]
+    events: list[dict[str, Any]]
+    banner: dict[str, Any] | None
+    can_move: bool
+    can_pass: bool
+    move_seat: int | None
+    reveal_seats: list[dict[str, Any]]
+    undo_event: dict[str, Any] | None
+    pick: PickerTile | None = None
+    reveal: dict[str, Any] | None = None
+    confirm_undo: bool = False
+
+    @property
+    def me(self) -> dict[str, Any] | None:
+        """This phone's seat, or ``None`` for the scorekeeper of the whole table."""
+        return self.seats[self.my_seat] if self.my_seat is not None else None
+
+    @property
+    def first_lead(self) -> tuple[str, str]:
+        """The game's first-lead double and, joined, the ones that lead if it sleeps (R5, R40)."""
+        doubles = [str(tile) for tile in RuleSet.from_dict(self.game.rules).first_lead_doubles]
+        return doubles[0], ", ".join(doubles[1:])
+
+    @property
+    def status(self) -> str:
+        return str(self.state["round"]["status"])
+
+    @property
+    def turn_seat(self) -> dict[str, Any] | None:
+        turn = self.state["turn"]
+        return self.seats[turn] if turn is not None else None
+
+    @property
+    def ends(self) -> list[int] | None:
+        ends = self.state["round"]["ends"]
+        return list(ends) if ends is not None else None
+
+
+def table_page(
+    token: TableToken,
+    *,
+    pick: str | None = None,
+    reveal: int | None = None,
+    confirm_undo: bool = False,
+) -> TablePage:
+    """The page of ``token``'s game as that phone sees it (its seat, or the scorekeeper).
+
+    ``pick`` is a tile tapped once that needs a second tap (an end or the
+    leading seat); ``reveal`` the seat whose remaining tiles are being entered
+    at a blocked round; ``confirm_undo`` asks before undoing. A ``pick`` or
+    ``reveal`` that the state no longer allows is dropped.
+    """
+    game = token.game
+    state = selectors.game_state_for(game, viewer=token.seat)
+    rnd = state["round"]
+    my_seat = token.seat
+    is_open = state["status"] == Game.Status.OPEN
+    status = rnd["status"]
+    turn = state["turn"]
+    seats = [_seat_view(seat, state, my_seat) for seat in state["seats"]]
+
+    first_lead = status == "awaiting_lead" and turn is None
+    mine = my_seat is None or turn == my_seat or (first_lead and my_seat is not None)
+    can_move = is_open and status in {"awaiting_lead", "in_play"} and mine
+    move_seat = turn if turn is not None else my_seat
+    # The game's first lead names its seat with a second tap, unless this phone is a seat's.
+    picker_tiles = _picker(
+        state, game.rules, can_move=can_move, choose_seat=first_lead and my_seat is None
+    )
+    picked = next(
+        (t for t in picker_tiles if t.domino.name == pick and t.state.startswith("choose_")),
+        None,
+    )
+
+    reveal_seats = []
+    if is_open and status == "awaiting_reveals":
+        reveal_seats = [s for s in rnd["awaiting_reveal"] if my_seat is None or s == my_seat]
+    reveal_view = None
+    if reveal is not None and reveal in reveal_seats:
+        reveal_view = _reveal_view(state, reveal, seats)
+    reveal_seat_views = [seats[s] for s in reveal_seats]
+
+    last = state["last_events"][-1] if state["last_events"] else None
+    undo_event = None
+    if is_open and last is not None and (my_seat is None or last.get("seat") == my_seat):
+        undo_event = _event_view(last, seats)
+
+    return TablePage(
+        game=game,
+        state=state,
+        my_seat=my_seat,
+        seats=seats,
+        chain=_chain(rnd["chain"]),
+        picker=picker_tiles,
+        events=[_event_view(event, seats) for event in reversed(state["last_events"])],
+        banner=_banner(state, seats),
+        can_move=can_move,
+        can_pass=can_move and status == "in_play",
+        move_seat=move_seat,
+        reveal_seats=reveal_seat_views,
+        undo_event=undo_event,
+        pick=picked,
+        reveal=reveal_view,
+        confirm_undo=confirm_undo and undo_event is not None,
+    )
+
+
+def _seat_view(seat: dict[str, Any], state: dict[str, Any], my_seat: int | None) -> dict[str, Any]:
+    return {
+        **seat,
+        "is_turn": state["turn"] == seat["seat"] and state["round"]["status"] != "awaiting_reveals",
+        "is_me": my_seat == seat["seat"],
+        "left_range": range(seat["tiles_left"]),
+    }
+
+
+def _chain(chain: list[str]) -> list[Domino]:
+    dominoes = []
+    for index, laid in enumerate(chain):
+        first, second = (int(v) for v in laid.split("-"))
+        dominoes.append(
+            Domino(
+                name=str(Tile.parse(laid)),
+                first=first,
+                second=second,
+                first_is_end=index == 0,
+                second_is_end=index == len(chain) - 1,
+            )
+        )
+    return dominoes
+
+
+def _picker(
+    state: dict[str, Any], rules: dict[str, Any], *, can_move: bool, choose_seat: bool
+) -> list[PickerTile]:
+    """The 28 tiles with what a tap does now (``playable`` for plays; R5/R6 for a lead)."""
+    rnd = state["round"]
+    played = {str(Tile.parse(t)) for t in rnd["chain"]}
+    fits: dict[str, list[int]] = {}
+    for value, tiles in rnd["playable"].items():
+        for name in tiles:
+            fits.setdefault(name, []).append(int(value))
+    leads: set[str] = set()
+    if rnd["status"] == "awaiting_lead":
+        if rnd["number"] == 1:  # the game's first lead: a first-lead double (R5, R40)
+            leads = {str(t) for t in RuleSet.from_dict(rules).first_lead_doubles}
+        else:  # a later lead: any tile (R6)
+            leads = set(TILE_NAMES)
+    tiles = []
+    for name in TILE_NAMES:
+        low, high = (int(v) for v in name.split("-"))
+        domino = Domino(name=name, first=low, second=high)
+        ends = sorted(fits.get(name, []))
+        if name in played:
+            state_ = "played"
+        elif not can_move:
+            state_ = "blocked"
+        elif rnd["status"] == "awaiting_lead":
+            if name not in leads:
+                state_ = "blocked"
+            else:
+                state_ = "choose_seat" if choose_seat else "play"
+        elif not ends:
+            state_ = "blocked"
+        elif len(ends) > 1:  # fits two open ends of different values: say which (R11)
+            state_ = "choose_end"
+        else:
+            state_ = "play"
+        tiles.append(PickerTile(domino=domino, state=state_, ends=ends))
+    return tiles
+
+
+def _who(seat: int | None, seats: list[dict[str, Any]]) -> dict[str, Any] | None:
+    return seats[seat] if seat is not None and 0 <= seat < len(seats) else None
+
+
+def _transfers(transfers: list[dict[str, Any]], seats: list[dict[str, Any]]) -> list[dict]:
+    return [
+        {
+            "to": _who(t["to"], seats),
+            "source": None if t["from"] == "table" else _who(t["from"], seats),
+            "stones": t["stones"],
+            "reason": REASON_WORDS.get(t["reason"], t["reason"].upper()),
+        }
+        for t in transfers
+    ]
+
+
+def _event_view(event: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any]:
+    if event["kind"] == "move":
+        kind = "pass" if event.get("pass") else "play"
+    elif event["kind"] == "reveal":
+        kind = "reveal_pips" if "pips" in event else "reveal_tiles"
+    else:
+        kind = event["kind"]
+    return {
+        **event,
+        "what": kind,
+        "who": _who(event.get("seat"), seats),
+        "named_words": [_named(word) for word in event["named"]],
+        "transfer_views": _transfers(event["transfers"], seats),
+        "tiles_text": ", ".join(event.get("tiles") or []),
+    }
+
+
+def _named(word: str) -> dict[str, Any]:
+    """A named outcome: the game's own words stay as they are; PASS and FIRST are English."""
+    text = {
+        "PASS": pgettext("named outcome", "PASS"),
+        "FIRST CAPPU": pgettext("named outcome", "FIRST CAPPU"),
+    }.get(word, word)
+    return {"word": word, "text": text, "shout": word in SHOUTED}
+
+
+def _banner(state: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """A finished round's named outcomes, or the MANGUNO of a round waiting for reveals."""
+    rnd = state["round"]
+    outcome = rnd.get("previous") if rnd["status"] == "awaiting_lead" else rnd.get("outcome")
+    if not outcome:
+        return None
+    named = list(outcome["named"])
+    if outcome.get("camat_elected") is not None:
+        named.append("CAMAT")
+    return {
+        "settled": outcome["winner"] is not None,
+        "number": outcome["number"],
+        "named": [_named(word) for word in named],
+        "winner": _who(outcome["winner"], seats),
+        "first_cappu": _who(outcome["first_cappu"], seats),
+        "manguno": _who(outcome["manguno"], seats),
+        "cucuq": _who(outcome["cucuq"], seats),
+        "mattikkeng": [_who(s, seats) for s in outcome["mattikkeng"]],
+        "camat_elected": _who(outcome["camat_elected"], seats),
+        "remaining_pips": [
+            {"seat": seats[seat], "pips": pips}
+            for seat, pips in enumerate(outcome["remaining_pips"] or [])
+        ],
+        # The round's end award; the passes' stones are with their events.
+        "transfers": _transfers([t for t in outcome["transfers"] if t["move"] is None], seats),
+    }
+
+
+def _reveal_view(state: dict[str, Any], seat: int, seats: list[dict[str, Any]]) -> dict[str, Any]:
+    """The reveal screen of one seat at a blocked round (R18, R33).
+
+    Tiles played this round and tiles carrying a final open end's value or a
+    value the seat passed on (everyone passed on the ends, R33/R32) are
+    disabled; the referee checks the rest.
+    """
+    rnd = state["round"]
+    played = {str(Tile.parse(t)) for t in rnd["chain"]}
+    excluded_values = set(rnd["ends"] or []) | set(state["seats"][seat]["passed_on"])
+    tiles = []
+    for name in TILE_NAMES:
+        low, high = (int(v) for v in name.split("-"))
+        possible = name not in played and not ({low, high} & excluded_values)
+        domino = Domino(name=name, first=low, second=high)
+        tiles.append(PickerTile(domino=domino, state="play" if possible else "blocked"))
+    return {
+        "seat": seats[seat],
+        "count": state["seats"][seat]["tiles_left"],
+        "tiles": tiles,
+    }

@@ -1,0 +1,36 @@
+"""The table token a browser joined with, kept in its Django session (server side).
+
+The session holds the token's key, never shown to the page; each request looks
+the token up by its hash, so a revoked token stops working at once.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+
+from referee.models import TableToken, hash_token
+
+SESSION_KEY = "domeng_table_token"
+
+
+def remember_token(request: HttpRequest, key: str) -> None:
+    """Keep ``key`` in the session; a new session id, as at any change of rights."""
+    request.session.cycle_key()
+    request.session[SESSION_KEY] = key
+
+
+def forget_token(request: HttpRequest) -> None:
+    """Leave the table: the session no longer holds a token."""
+    request.session.pop(SESSION_KEY, None)
+
+
+def session_token(request: HttpRequest) -> TableToken | None:
+    """The live token this browser joined with, with its game (one query), or ``None``."""
+    key = request.session.get(SESSION_KEY)
+    if not isinstance(key, str) or not key:
+        return None
+    return (
+        TableToken.objects.filter(key_hash=hash_token(key), revoked_at__isnull=True)
+        .select_related("game")
+        .first()
+    )
