@@ -35,6 +35,7 @@ test: $(STAMP) messages
 	$(MANAGE) check
 	$(MANAGE) makemigrations --check --dry-run
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy referee scoring config
 	$(MAKE) --no-print-directory schema-check
 	@test -x "$${CHROMIUM:-/usr/bin/chromium}" || echo "make test: NOTE: no Chromium at \
 	$${CHROMIUM:-/usr/bin/chromium}, so the browser tests (pytest -m browser) will NOT run. \

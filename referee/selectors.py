@@ -120,7 +120,7 @@ def game_state(
 def _round_state(engine: EngineGame, rnd: Any, status: str, viewer: int | None) -> dict[str, Any]:
     if rnd is None or rnd.is_settled():
         number = (rnd.number + 1) if rnd is not None else engine.rounds_before + 1
-        upcoming = {
+        upcoming: dict[str, Any] = {
             "number": number,
             "status": "awaiting_lead",
             "leader": engine.expected_leader(),

@@ -14,7 +14,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -128,7 +128,7 @@ def game_create(
     *,
     players: list[Any],
     rules: dict[str, Any] | None = None,
-    created_by: AbstractBaseUser | None = None,
+    created_by: User | AnonymousUser | None = None,
     club: Any = None,
     season: Any = None,
 ) -> Game:
@@ -165,7 +165,7 @@ def game_create(
 def game_import(
     *,
     record: Any,
-    created_by: AbstractBaseUser | None = None,
+    created_by: User | AnonymousUser | None = None,
     club: Any = None,
     season: Any = None,
     players: list[Any] | None = None,

@@ -110,7 +110,7 @@ def _render(outcome: services.Outcome) -> Response:
     return Response(outcome.body, status=outcome.status, headers=outcome.headers)
 
 
-class GameMixin:
+class GameMixin(APIView):
     """Fetch the game named in the URL and check the caller may use it (404, then 403)."""
 
     permission_classes = [CanUseGame]

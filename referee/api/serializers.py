@@ -83,7 +83,9 @@ class JoinSerializer(StrictSerializer):
         max_value=4,
         help_text="Bind the phone to one seat (0–4); leave out for a scorekeeper of the table.",
     )
-    label = serializers.CharField(required=False, allow_blank=True, max_length=80)
+    label = serializers.CharField(  # type: ignore[assignment]  # the field, not Field.label
+        required=False, allow_blank=True, max_length=80
+    )
 
 
 class JoinedSerializer(serializers.Serializer):  # type: ignore[type-arg]
