@@ -15,7 +15,6 @@ from typing import Any
 from referee.engine.errors import (
     RecordInvalid,
     RefereeError,
-    RevealInvalid,
     RevealMissing,
     gettext_noop,
 )
@@ -82,7 +81,7 @@ def replay(record: Record) -> Game:
             previous = game.rounds[-1].round
             if previous.is_over():
                 raise RevealMissing(
-                    gettext_noop("round %(previous)s is blocked and has no reveals"),
+                    gettext_noop("round %(previous)s is blocked and still waits for reveals"),
                     previous=previous.number,
                 ).at(round=previous.number) from None
             raise error
@@ -110,14 +109,8 @@ def _replay_round(game: Game, game_round: GameRound, data: object) -> None:
     for move in moves:
         game.push(move, within=game_round)
     for seat in range(SEATS):  # reveals after the moves, seat 0 to 4 (R34)
-        if seat in reveal and seat in pips:
-            raise RevealInvalid(
-                gettext_noop("seat %(seat)s gives both tiles and a pip sum"), seat=seat
-            ).at(round=number)
-        if seat in reveal:
-            game.reveal(seat, tiles=reveal[seat])
-        elif seat in pips:
-            game.reveal(seat, pips=pips[seat])
+        if seat in reveal or seat in pips:
+            game.reveal(seat, tiles=reveal.get(seat), pips=pips.get(seat))
 
 
 def _seat_map(raw: object, field: str, number: int) -> dict[int, Any]:

@@ -281,15 +281,12 @@ class Round:
             raise RecordInvalid(
                 gettext_noop("seat %(seat)s has already declared its hand"), rule="R31", seat=seat
             )
-        for other, other_hand in self.hands.items():
-            common = sorted(set(hand) & other_hand)
-            if common:
-                raise RecordInvalid(
-                    gettext_noop("%(tile)s is already declared by seat %(other)s"),
-                    rule="R31",
-                    tile=str(common[0]),
-                    other=other,
-                )
+        if any(set(hand) & other_hand for other_hand in self.hands.values()):
+            raise RecordInvalid(
+                # Names neither tile nor seat: a phone may not learn another hand (R31).
+                gettext_noop("a tile of this hand is already declared by another seat"),
+                rule="R31",
+            )
         if not self.moves:
             self.hands[seat] = frozenset(hand)
             return
@@ -377,18 +374,14 @@ class Round:
         self._check_in_hand(move.seat, tile)
         if self.is_first_of_game:
             higher = self.rules.first_lead_doubles[: self.rules.first_lead_doubles.index(tile)]
-            for seat, hand in sorted(self.hands.items()):
-                held = [d for d in higher if d in hand]
-                if held:
-                    raise OpeningTileInvalid(
-                        gettext_noop(
-                            "seat %(holder)s declared %(double)s, which leads before %(tile)s"
-                        ),
-                        rule="R31",
-                        holder=seat,
-                        double=str(held[0]),
-                        tile=str(tile),
-                    )
+            if any(d in hand for hand in self.hands.values() for d in higher):
+                raise OpeningTileInvalid(
+                    gettext_noop(
+                        "a declared hand holds a first-lead double that leads before %(tile)s"
+                    ),
+                    rule="R31",
+                    tile=str(tile),
+                )
 
     def _check_in_hand(self, seat: int, tile: Tile) -> None:
         if seat in self.hands and tile not in self.hands[seat]:
@@ -397,26 +390,19 @@ class Round:
                 tile=str(tile),
                 seat=seat,
             )
-        for other, hand in self.hands.items():
-            if other != seat and tile in hand:
-                raise TileNotInHand(
-                    gettext_noop("%(tile)s is in seat %(other)s's declared hand"),
-                    tile=str(tile),
-                    other=other,
-                )
+        if any(tile in hand for other, hand in self.hands.items() if other != seat):
+            raise TileNotInHand(
+                gettext_noop("%(tile)s is in another seat's declared hand"), tile=str(tile)
+            )
 
     def _check_pass(self, seat: int) -> None:
         assert self.ends is not None
-        if seat in self.hands:
-            playable = sorted(
-                t for t in self.hands[seat] if t not in self.played and t.carries_any(self.ends)
+        hand = self.hands.get(seat, frozenset())
+        if any(t not in self.played and t.carries_any(self.ends) for t in hand):
+            raise PassWithPlayableTile(
+                gettext_noop("seat %(seat)s's declared hand holds a tile for an open end"),
+                seat=seat,
             )
-            if playable:
-                raise PassWithPlayableTile(
-                    gettext_noop("seat %(seat)s holds %(tile)s, which matches an open end"),
-                    seat=seat,
-                    tile=str(playable[0]),
-                )
 
     def _check_play(self, seat: int, tile: Tile, on: int | None) -> int:
         """Check a play (not a lead) and return the open-end value it goes on."""
@@ -590,7 +576,11 @@ class Round:
             raise RevealInvalid(gettext_noop("reveals are only for a blocked round"))
         if seat in self.revealed or seat in self.pip_sums:
             raise RevealInvalid(gettext_noop("seat %(seat)s has already revealed"), seat=seat)
-        if (tiles is None) == (pips is None):
+        if tiles is not None and pips is not None:
+            raise RevealInvalid(
+                gettext_noop("seat %(seat)s gives both tiles and a pip sum"), seat=seat
+            )
+        if tiles is None and pips is None:
             raise RecordInvalid(
                 gettext_noop("a reveal gives either tiles or a pip sum"), rule="R18"
             )
@@ -609,7 +599,12 @@ class Round:
             self._check_pip_sum(seat, pips, count)
             self.pip_sums[seat] = pips
         if not self.outcome.is_settled():  # a declared seat may confirm after settling (R31)
-            self._settle_if_counted()
+            try:
+                self._settle_if_counted()
+            except RefereeError:
+                self.revealed.pop(seat, None)  # a refused reveal leaves the round as it was
+                self.pip_sums.pop(seat, None)
+                raise
 
     def _check_revealed_tiles(self, seat: int, shown: tuple[Tile, ...], count: int) -> None:
         assert self.ends is not None
@@ -696,7 +691,17 @@ class Round:
             return
         # Every seat is known now: re-check pip sums against all revealed tiles (R33).
         for seat, pips in sorted(self.pip_sums.items()):
-            self._check_pip_sum(seat, pips, self.tiles_left(seat))
+            if seat not in self.hands and not _reachable(
+                self.could_hold(seat), self.tiles_left(seat), pips
+            ):
+                raise RevealInvalid(
+                    gettext_noop(
+                        "seat %(seat)s's pip sum of %(pips)s no longer fits the tiles "
+                        "revealed since: correct that seat's reveal"
+                    ),
+                    seat=seat,
+                    pips=pips,
+                )
         pips_by_seat = tuple(p for p in remaining if p is not None)
         manguno = self.outcome.manguno
         mattikkeng = tuple(

@@ -22,6 +22,11 @@ _WHOLE_NUMBER_KEYS = (
 MAX_SLEEPING = 3
 """Tiles that sleep in a round: 28 − 5 × 5 (R4)."""
 
+MAX_STONES = 10_000
+"""The largest number a rule set may give (R40 says whole numbers ≥ 0; a house
+rule beyond this is a typing mistake, and stored stones stay far from any
+database integer's limit)."""
+
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
@@ -75,6 +80,12 @@ class RuleSet:
                 if type(value) is not int or value < 0:
                     raise _invalid(
                         gettext_noop("rule %(key)s must be a whole number >= 0"), key=key
+                    )
+                if value > MAX_STONES:
+                    raise _invalid(
+                        gettext_noop("rule %(key)s must be at most %(limit)s"),
+                        key=key,
+                        limit=MAX_STONES,
                     )
                 values[key] = value
         if "closing_pass_counts" in data:

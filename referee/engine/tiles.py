@@ -13,7 +13,7 @@ from functools import cache
 
 from referee.engine.errors import TileInvalid, gettext_noop
 
-_TILE_RE = re.compile(r"^(?:([0-6])-([0-6])|([0-6])\|([0-6])|\[([0-6])\|([0-6])\])$")
+_TILE_RE = re.compile(r"([0-6])-([0-6])|([0-6])\|([0-6])|\[([0-6])\|([0-6])\]")
 
 HIGHEST_VALUE = 6
 """The highest half of a double-six set."""
@@ -41,7 +41,7 @@ class Tile:
         """
         if isinstance(text, Tile):
             return text
-        match = _TILE_RE.match(text) if isinstance(text, str) else None
+        match = _TILE_RE.fullmatch(text) if isinstance(text, str) else None
         if match is None:
             raise TileInvalid(
                 gettext_noop("%(tile)s is not a tile: write a-b with halves 0 to 6"),
