@@ -1,8 +1,10 @@
 """Errors of the stored-game services that are not rule violations.
 
-Each has an HTTP ``status``, a stable snake_case ``code`` and a translatable
-``detail``; ``extra`` members (e.g. the current ``state`` after a version
-conflict) are added to the problem body. Rule violations are the core's
+Each has an HTTP ``status``, a stable snake_case ``code``, a translatable
+``title`` (the problem type's summary: no rule is involved, so not "Refused by
+the rules") and ``detail``; ``extra`` members (e.g. the current ``state`` after
+a version conflict) are added to the problem body, and ``retry_after`` (seconds)
+becomes a ``Retry-After`` header. Rule violations are the core's
 ``referee.engine.errors.RefereeError`` instead.
 """
 
@@ -18,10 +20,12 @@ class ServiceError(Exception):
 
     status = 409
     code = "conflict"
+    title: Any = _("Conflict")
     default_detail: Any = _("The request conflicts with the game's state.")
 
-    def __init__(self, detail: Any = None, **extra: Any) -> None:
+    def __init__(self, detail: Any = None, *, retry_after: int | None = None, **extra: Any) -> None:
         self.detail = str(detail if detail is not None else self.default_detail)
+        self.retry_after = retry_after
         self.extra = extra
         super().__init__(self.detail)
 
@@ -29,6 +33,7 @@ class ServiceError(Exception):
 class GameClosed(ServiceError):
     status = 409
     code = "game_closed"
+    title = _("Game closed")
     default_detail = _("This game is closed: no more events can be entered.")
 
 
@@ -37,6 +42,7 @@ class VersionMismatch(ServiceError):
 
     status = 409
     code = "version_mismatch"
+    title = _("Version mismatch")
     default_detail = _("The game has changed since you last saw it; nothing was applied.")
 
 
@@ -49,40 +55,47 @@ class PreconditionFailed(VersionMismatch):
 class IdempotencyKeyReused(ServiceError):
     status = 422
     code = "idempotency_key_reused"
+    title = _("Idempotency key reused")
     default_detail = _("This Idempotency-Key was already used with a different request.")
 
 
 class SeatNotAllowed(ServiceError):
     status = 403
     code = "seat_not_allowed"
+    title = _("Seat not allowed")
     default_detail = _("This phone is joined to another seat.")
 
 
 class NothingToUndo(ServiceError):
     status = 409
     code = "nothing_to_undo"
+    title = _("Nothing to undo")
     default_detail = _("There is no event to undo.")
 
 
 class EventNotAmendable(ServiceError):
     status = 409
     code = "event_not_amendable"
+    title = _("Event not amendable")
     default_detail = _("Only a live event of the current round can be amended.")
 
 
 class JoinCodeInvalid(ServiceError):
     status = 404
     code = "join_code_invalid"
+    title = _("Join code invalid")
     default_detail = _("No open game has this join code.")
 
 
 class JoinLockedOut(ServiceError):
     status = 429
     code = "join_locked_out"
+    title = _("Locked out")
     default_detail = _("Too many wrong join codes: try again later.")
 
 
 class SessionState(ServiceError):
     status = 409
     code = "session_state"
+    title = _("Session state")
     default_detail = _("No session is open.")

@@ -10,19 +10,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import secrets
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
+from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from referee import folding
 from referee.engine import RefereeError, RuleSet
-from referee.engine.errors import RoundOver, gettext_noop
+from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
 from referee.engine.records import Record, export_record, replay
 from referee.exceptions import (
     EventNotAmendable,
@@ -50,8 +54,8 @@ from referee.models import (
 from referee.selectors import game_state, load_current_round
 from scoring import services as league
 
-JOIN_FAILURES_ALLOWED = 10
-JOIN_LOCKOUT_SECONDS = 15 * 60
+# A seat stores its player's name in at most this many characters (``Seat.name``).
+PLAYER_NAME_MAX_LENGTH = 80
 
 
 @dataclass(frozen=True)
@@ -84,9 +88,24 @@ class Actor:
             raise SeatNotAllowed(_table_wide_detail())
 
     def check_seat(self, seat: object) -> None:
-        """Raise ``seat_not_allowed`` (403) if a seat-bound phone enters for another seat."""
-        if self.seat is not None and seat != self.seat:
+        """Raise ``seat_not_allowed`` (403) if a seat-bound phone enters for another seat.
+
+        A ``seat`` that is not a whole number at all is left to the rules core, which
+        refuses it as in a record (``record_invalid``, R3).
+        """
+        if self.seat is not None and _is_whole_number(seat) and seat != self.seat:
             raise SeatNotAllowed()
+
+    def may_declare(self, seat: object) -> bool:
+        """Only a phone joined to ``seat`` declares its hand (R31); a ``seat`` that is not a
+        whole number is left to the rules core, as in ``check_seat``."""
+        if self.token is None or self.seat is None:
+            return False
+        return not _is_whole_number(seat) or seat == self.seat
+
+
+def _is_whole_number(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -136,8 +155,10 @@ def game_create(
 
     Each seat is a guest's name or, in a club's game, a registered player's
     id (``scoring.services.game_league_resolve``). Raises ``record_invalid``
-    (R3/R40) for players that are not five names or rules R40 does not allow,
-    and the league's errors (``player_not_in_club``, ``season_archived`` …).
+    (R3/R40) for players that are not five names (of at most
+    ``PLAYER_NAME_MAX_LENGTH`` characters, what a seat stores) or rules R40
+    does not allow, and the league's errors (``player_not_in_club``,
+    ``season_archived`` …).
     """
     league_seats = league.game_league_resolve(
         players=players, club=club, season=season, created_by=created_by
@@ -146,11 +167,12 @@ def game_create(
     record = Record.parse(
         {"format": "domeng-record/1", "players": players, "rules": rules, "rounds": []}
     )
+    _check_name_lengths(record.players)
     rule_set = record.rules
     game = Game.objects.create(
         rules=rule_set.to_dict(),
         created_by=created_by if created_by is not None and created_by.is_authenticated else None,
-        state={"snapshot": folding.initial_snapshot(rule_set)},
+        state={"snapshot": folding.initial_snapshot(rule_set), "next_position": 0},
         club=league_seats.club,
         season=league_seats.season,
     )
@@ -210,11 +232,24 @@ def game_import(
     )
     game.version = len(events)
     game.state = {
-        "snapshot": folding.advance_snapshot(engine, folding.initial_snapshot(parsed.rules))
+        "snapshot": folding.advance_snapshot(engine, folding.initial_snapshot(parsed.rules)),
+        "next_position": len(events),
     }
     game.save(update_fields=["version", "state"])
     league.seat_rounds_rebuild(game=game)
     return game
+
+
+def _check_name_lengths(players: tuple[str, ...]) -> None:
+    """Raise ``record_invalid`` (R3) for a seat's name longer than a seat stores."""
+    for seat, name in enumerate(players):
+        if len(name.strip()) > PLAYER_NAME_MAX_LENGTH:
+            raise RecordInvalid(
+                gettext_noop("seat %(seat)s's name is longer than %(max)s characters"),
+                rule="R3",
+                seat=seat,
+                max=PLAYER_NAME_MAX_LENGTH,
+            )
 
 
 def game_export(game: Game) -> dict[str, Any]:
@@ -233,27 +268,53 @@ def game_export(game: Game) -> dict[str, Any]:
 # -- table tokens ----------------------------------------------------------------------
 
 
+def normalise_join_code(text: str) -> str:
+    """``k7qh-2mxp 9r`` → ``K7QH2MXP9R``: a join code as typed, read aloud or scanned."""
+    return "".join(ch for ch in text.upper() if ch.isalnum())
+
+
+def join_code_check(*, join_code: str, client: str) -> Game:
+    """The open game named by ``join_code``; every join (API and web form) goes through here.
+
+    ``client`` tells callers apart (the API's and the web form's views pass DRF's
+    throttle ident, which honours ``NUM_PROXIES``). A wrong code counts against
+    it; after ``settings.JOIN_LOCKOUT_FAILURES`` of them within
+    ``settings.JOIN_LOCKOUT_SECONDS`` of the first, every attempt is refused with
+    ``join_locked_out`` (429, ``retry_after``: the seconds left) until that window
+    ends. Raises ``join_code_invalid`` (404) for a wrong code.
+    """
+    failures_key, until_key = f"join-failures:{client}", f"join-failures-until:{client}"
+    if cache.get(failures_key, 0) >= settings.JOIN_LOCKOUT_FAILURES:
+        until = cache.get(until_key)
+        left = until - time.time() if until is not None else settings.JOIN_LOCKOUT_SECONDS
+        raise JoinLockedOut(retry_after=max(1, math.ceil(left)))
+    game = Game.objects.filter(
+        join_code=normalise_join_code(join_code), status=Game.Status.OPEN
+    ).first()
+    if game is None:
+        window = settings.JOIN_LOCKOUT_SECONDS
+        if cache.add(failures_key, 1, window):  # the first failure opens the window
+            cache.set(until_key, time.time() + window, window)
+        else:
+            try:
+                cache.incr(failures_key)
+            except ValueError:  # the window ended meanwhile: this failure opens a new one
+                cache.set(failures_key, 1, window)
+                cache.set(until_key, time.time() + window, window)
+        raise JoinCodeInvalid()
+    return game
+
+
 def table_join(
     *, join_code: str, seat: int | None = None, label: str = "", client: str = ""
 ) -> tuple[str, TableToken]:
     """Exchange a game's join code for a table token (the key is returned once, never stored).
 
     ``seat`` 0–4 binds the phone to one seat; ``None`` is a scorekeeper for the
-    whole table. Raises ``join_code_invalid`` (404) and, after
-    ``JOIN_FAILURES_ALLOWED`` wrong codes from one client in
-    ``JOIN_LOCKOUT_SECONDS``, ``join_locked_out`` (429).
+    whole table. Raises ``join_code_invalid`` (404) and ``join_locked_out``
+    (429) as ``join_code_check`` does.
     """
-    lock_key = f"join-failures:{client}"
-    if cache.get(lock_key, 0) >= JOIN_FAILURES_ALLOWED:
-        raise JoinLockedOut()
-    code = "".join(ch for ch in join_code.upper() if ch.isalnum())
-    game = Game.objects.filter(join_code=code, status=Game.Status.OPEN).first()
-    if game is None:
-        try:
-            cache.incr(lock_key)
-        except ValueError:
-            cache.set(lock_key, 1, JOIN_LOCKOUT_SECONDS)
-        raise JoinCodeInvalid()
+    game = join_code_check(join_code=join_code, client=client)
     key = secrets.token_urlsafe(32)
     token = TableToken.objects.create(game=game, seat=seat, key_hash=hash_token(key), label=label)
     return key, token
@@ -278,7 +339,7 @@ def event_submit(
     ``seat_not_allowed``, ``game_closed``, ``version_mismatch`` /
     ``precondition_failed`` and ``idempotency_key_reused``.
     """
-    if kind == "hand" and (actor.token is None or actor.seat != payload.get("seat")):
+    if kind == "hand" and not actor.may_declare(payload.get("seat")):
         raise SeatNotAllowed(_hand_detail())
     actor.check_seat(payload.get("seat"))
     refused: RefereeError | None = None
@@ -308,7 +369,7 @@ def event_submit(
             session = _open_session(game)
             event = Event.objects.create(
                 game=game,
-                position=game.state.get("next_position", game.version),
+                position=_next_position(game),
                 kind=kind,
                 payload=payload,
                 round_number=effect.round,
@@ -507,6 +568,19 @@ def game_close(*, game_id: Any, actor: Actor) -> Game:
 
 
 # -- helpers ---------------------------------------------------------------------------
+
+
+def _next_position(game: Game) -> int:
+    """The position of the game's next event: one past the last ever stored (live or revoked).
+
+    ``game_create`` and ``game_import`` set ``state["next_position"]`` and each new event
+    moves it on; a game stored before they did gets it from its events (never from the
+    version, which sittings and corrections also move on).
+    """
+    if (position := game.state.get("next_position")) is not None:
+        return int(position)
+    last = game.events.aggregate(last=Max("position"))["last"]
+    return 0 if last is None else last + 1
 
 
 def _lock(game_id: Any) -> Game:

@@ -1,7 +1,7 @@
 """Errors of the league services, as problem details with a stable ``code`` (never changed).
 
 They are ``referee.exceptions.ServiceError``s, so the API's one exception
-handler renders them (``status``, ``code``, translated ``detail``).
+handler renders them (``status``, ``code``, translated ``title`` and ``detail``).
 """
 
 from __future__ import annotations
@@ -14,70 +14,82 @@ from referee.exceptions import ServiceError
 class NotClubOrganiser(ServiceError):
     status = 403
     code = "not_club_organiser"
+    title = _("Not a club organiser")
     default_detail = _("Only an organiser of this club may do this.")
 
 
 class ClubRequired(ServiceError):
     status = 400
     code = "club_required"
+    title = _("Club required")
     default_detail = _("A registered player or a season needs the game's club.")
 
 
 class PlayerNotInClub(ServiceError):
     status = 400
     code = "player_not_in_club"
+    title = _("Player not in club")
     default_detail = _("This player is not one of the club's players.")
 
 
 class PlayerMerged(ServiceError):
     status = 409
     code = "player_merged"
+    title = _("Player merged")
     default_detail = _("This player was merged into another; use that one.")
 
 
 class PlayerTwice(ServiceError):
     status = 400
     code = "player_twice"
+    title = _("Player seated twice")
     default_detail = _("A registered player can sit in only one seat of a game.")
 
 
 class SeasonNotInClub(ServiceError):
     status = 400
     code = "season_not_in_club"
+    title = _("Season not in club")
     default_detail = _("This season belongs to another club.")
 
 
 class SeasonArchived(ServiceError):
     status = 409
     code = "season_archived"
+    title = _("Season archived")
     default_detail = _("This season is archived: no game can be added to it.")
 
 
 class MemberNumberTaken(ServiceError):
     status = 409
     code = "member_number_taken"
+    title = _("Member number taken")
     default_detail = _("Another player of the club has this member number.")
 
 
 class SeasonNameTaken(ServiceError):
     status = 409
     code = "season_name_taken"
+    title = _("Season name taken")
     default_detail = _("The club already has a season with this name.")
 
 
 class ClubSlugTaken(ServiceError):
     status = 409
     code = "club_slug_taken"
+    title = _("Club slug taken")
     default_detail = _("Another club has this slug.")
 
 
 class MergeInvalid(ServiceError):
     status = 409
     code = "merge_invalid"
+    title = _("Merge invalid")
     default_detail = _("These players cannot be merged.")
 
 
 class UserUnknown(ServiceError):
     status = 400
     code = "user_unknown"
+    title = _("User unknown")
     default_detail = _("No user has this username.")

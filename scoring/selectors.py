@@ -77,6 +77,20 @@ def game_organised_by(*, user: UserLike, game: Game) -> bool:
     ).exists()
 
 
+def games_accessible(*, user: UserLike) -> QuerySet[Game]:
+    """The games an organiser may use, newest first: those they created and those of the
+    clubs they organise (staff: every game); with their club and seats (two queries)."""
+    if user is None or not user.is_authenticated:
+        return Game.objects.none()
+    games = Game.objects.select_related("club").prefetch_related("seats")
+    if not getattr(user, "is_staff", False):
+        organised = Membership.objects.filter(
+            user_id=user.pk, role=Membership.Role.ORGANISER
+        ).values("club_id")
+        games = games.filter(Q(created_by_id=user.pk) | Q(club_id__in=organised))
+    return games.order_by("-created_at", "-pk")
+
+
 def clubs_visible(*, user: UserLike) -> QuerySet[Club]:
     """The clubs a user may read: published ones and those they belong to (staff: all)."""
     clubs = Club.objects.all()

@@ -42,6 +42,9 @@ from scoring.models import Club, Membership, Player, PlayerMerge, Season, SeatLi
 
 UserLike = AbstractBaseUser | AnonymousUser | None
 
+# The range of a player's id (``BigAutoField``).
+PLAYER_ID_MIN, PLAYER_ID_MAX = 1, 2**63 - 1
+
 
 def _user_or_none(user: UserLike) -> Any:
     return user if user is not None and user.is_authenticated else None
@@ -283,7 +286,10 @@ def game_league_resolve(
         raise ClubRequired()
     if club is not None and created_by is not None:
         _require_organiser(created_by, club)
-    found = {p.pk: p for p in Player.objects.filter(club=club, pk__in=ids)} if ids else {}
+    # An id no player can have (out of the primary key's range) is simply not the club's:
+    # never sent to the database, which would overflow (SQLite: OverflowError).
+    possible = [pk for pk in ids if PLAYER_ID_MIN <= pk <= PLAYER_ID_MAX]
+    found = {p.pk: p for p in Player.objects.filter(club=club, pk__in=possible)} if possible else {}
     if len(set(ids)) != len(ids):
         raise PlayerTwice()
     seats: list[tuple[Any, Player | None]] = []

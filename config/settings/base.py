@@ -14,13 +14,31 @@ BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()
 
 
+# SQLite (``make run``, ``make demo``) with several phones writing at once: every write
+# transaction takes the write lock when it begins (a deferred one that reads and then
+# writes can only fail with "database is locked"), waits up to 20 s for it, and the
+# write-ahead log lets the polls read while a phone writes. Django >= 5.1 reads
+# ``transaction_mode`` and ``init_command`` from the OPTIONS; ``timeout`` is sqlite3's.
+SQLITE_OPTIONS = {
+    "timeout": 20,
+    "transaction_mode": "IMMEDIATE",
+    "init_command": "PRAGMA journal_mode=WAL;",
+}
+
+
 def database_from_env(default: str | None = None) -> dj_database_url.DBConfig:
-    """The default database from ``DATABASE_URL`` (``default`` when unset; required if None)."""
+    """The default database from ``DATABASE_URL`` (``default`` when unset; required if None).
+
+    A SQLite database gets ``SQLITE_OPTIONS`` (options given in the URL win).
+    """
     if default is None:
         url = env.str("DATABASE_URL")
     else:
         url = env.str("DATABASE_URL", default=default)
-    return dj_database_url.parse(url, conn_max_age=env.int("CONN_MAX_AGE", default=0))
+    config = dj_database_url.parse(url, conn_max_age=env.int("CONN_MAX_AGE", default=0))
+    if config.get("ENGINE") == "django.db.backends.sqlite3":
+        config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
+    return config
 
 
 INSTALLED_APPS = [
@@ -109,8 +127,18 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_THROTTLE_RATES": {"join": env.str("JOIN_THROTTLE_RATE", default="30/min")},
+    # How many proxies stand in front of the server: a client is told apart by the
+    # address the last of them saw (X-Forwarded-For), or REMOTE_ADDR with none. 0 here,
+    # so a forged X-Forwarded-For cannot dodge the join throttle and lockout.
+    "NUM_PROXIES": env.int("DJANGO_NUM_PROXIES", default=0),
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
+
+# Wrong join codes from one client (DRF's throttle ident) before ``join_locked_out`` (429),
+# counted over a window of this many seconds from the first one. A club's phones often
+# share one address (NAT), so the threshold is generous; the scoped throttle stays.
+JOIN_LOCKOUT_FAILURES = env.int("JOIN_LOCKOUT_FAILURES", default=30)
+JOIN_LOCKOUT_SECONDS = env.int("JOIN_LOCKOUT_SECONDS", default=600)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Domeng referee API",

@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
+from django.http import HttpRequest
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 from rest_framework.request import Request
+from rest_framework.throttling import BaseThrottle
 
 from referee.models import Game, TableToken, hash_token
 from referee.services import Actor
@@ -55,6 +57,12 @@ class TableTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyp
             "name": "Authorization",
             "description": "`Table <key>`: the key `POST /api/v1/join/` returned for one game.",
         }
+
+
+def client_ident(request: Request | HttpRequest) -> str:
+    """Who is asking, as DRF's throttles tell clients apart: ``REMOTE_ADDR``, or the address
+    ``NUM_PROXIES`` proxies back in ``X-Forwarded-For`` (the join lockout counts per ident)."""
+    return str(BaseThrottle().get_ident(request) or "")  # type: ignore[arg-type]  # reads META
 
 
 def actor_of(request: Request) -> Actor:

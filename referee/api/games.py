@@ -11,11 +11,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from rest_framework import generics, serializers, status
 from rest_framework.exceptions import PermissionDenied
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
@@ -23,7 +25,7 @@ from rest_framework.views import APIView
 
 from referee import selectors, services
 from referee.api import serializers as s
-from referee.api.auth import CanUseGame, IsOrganiser, actor_of, can_access
+from referee.api.auth import CanUseGame, IsOrganiser, actor_of, can_access, client_ident
 from referee.api.problems import PROBLEM_CONTENT_TYPE
 from referee.api.schema import (
     PROBLEM_RESPONSE_GENERIC,
@@ -34,7 +36,8 @@ from referee.api.schema import (
     ResultDocument,
 )
 from referee.engine.records import replay_record
-from referee.models import Correction, Event, Game, RefusedEvent
+from referee.models import Correction, Event, Game, RefusedEvent, TableToken
+from scoring import selectors as league_selectors
 from scoring.api.examples import SEATS_EXAMPLE
 from scoring.api.serializers import GameLeagueQuerySerializer
 
@@ -55,6 +58,7 @@ IF_MATCH_HEADER = OpenApiParameter(
     "state, and nothing is applied.",
 )
 _ETAG_RE = re.compile(r'^(?:W/)?"?(\d+)"?$')
+_ENTITY_TAG_RE = re.compile(r'(?:W/)?("[^"]*")')  # an entity tag of a list: its opaque-tag
 
 PROBLEMS = {
     (400, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
@@ -92,6 +96,16 @@ def _precondition(request: Request, data: dict[str, Any]) -> services.Preconditi
     return None
 
 
+def etag_matches_any(header: str | None, etag: str) -> bool:
+    """``If-None-Match``'s test (RFC 9110 §13.1.2): ``*``, or any entity tag of the list
+    equal to ``etag`` by weak comparison (``W/"2"`` matches ``"2"``)."""
+    if not header:
+        return False
+    if header.strip() == "*":
+        return True
+    return etag.removeprefix("W/") in _ENTITY_TAG_RE.findall(header)
+
+
 def _idempotency(request: Request) -> services.Idempotency | None:
     key = request.headers.get("Idempotency-Key")
     if not key:
@@ -116,6 +130,10 @@ class GameMixin(APIView):
     permission_classes = [CanUseGame]
 
     def get_game(self, request: Request, game_id: Any) -> Game:
+        token = request.auth
+        if isinstance(token, TableToken) and token.game_id == game_id:
+            # The token's query read the game already (select_related): no second read.
+            return token.game
         game = get_object_or_404(Game, pk=game_id)
         if not can_access(request, game):
             raise PermissionDenied()
@@ -128,10 +146,33 @@ def _validated(serializer_class: type[serializers.Serializer], request: Request)
     return dict(serializer.validated_data)
 
 
-class GameListCreateView(APIView):
-    """Create a game (organisers only)."""
+class GamePagination(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 500
+
+
+class GameListCreateView(generics.ListAPIView):  # type: ignore[type-arg]
+    """The games an organiser may use; create a game (organisers only)."""
 
     permission_classes = [IsOrganiser]
+    serializer_class = s.GameListItemSerializer
+    pagination_class = GamePagination
+
+    def get_queryset(self) -> QuerySet[Game]:
+        return league_selectors.games_accessible(user=self.request.user)
+
+    @extend_schema(
+        operation_id="games_list",
+        tags=["games"],
+        summary="Your games",
+        description="The games you may use, newest first: those you created and those of the "
+        "clubs you organise (staff: every game). Paginated (`page`, `page_size`). A game's "
+        "state is `GET /games/{id}/`.",
+        responses={200: s.GameListItemSerializer(many=True), **PROBLEMS},
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
 
     @extend_schema(
         operation_id="games_create",
@@ -212,7 +253,8 @@ class JoinView(APIView):
         tags=["games"],
         summary="Join a game with its join code",
         description="A phone gets a table token scoped to one game (and optionally one seat). "
-        "Attempts are throttled; repeated wrong codes lock the client out for a while (429).",
+        "Attempts are throttled; repeated wrong codes lock the client out for a while (429 "
+        "`join_locked_out`, with `Retry-After`: the seconds left).",
         request=s.JoinSerializer,
         responses={
             201: s.JoinedSerializer,
@@ -226,7 +268,7 @@ class JoinView(APIView):
             join_code=data["join_code"],
             seat=data.get("seat"),
             label=data.get("label", ""),
-            client=request.META.get("REMOTE_ADDR", ""),
+            client=client_ident(request),
         )
         return Response(
             {"token": key, "game": str(token.game_id), "seat": token.seat},
@@ -250,7 +292,7 @@ class GameDetailView(GameMixin, APIView):
     def get(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
         etag = f'"{game.version}"'
-        if request.headers.get("If-None-Match") == etag:
+        if etag_matches_any(request.headers.get("If-None-Match"), etag):
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         body = selectors.game_state_for(game, viewer=actor_of(request).seat)
         return Response(body, headers={"ETag": etag})
@@ -440,7 +482,7 @@ class EventLogView(GameMixin, APIView):
         refused = [
             {
                 "kind": r.kind,
-                "payload": r.payload if r.kind != "hand" else None,
+                "payload": r.payload if r.kind != "hand" and _may_read_detail(r, viewer) else None,
                 "code": r.code,
                 "rule": r.rule or None,
                 "detail": r.detail if _may_read_detail(r, viewer) else None,
@@ -453,7 +495,8 @@ class EventLogView(GameMixin, APIView):
 
 
 def _may_read_detail(refused: RefusedEvent, viewer: int | None) -> bool:
-    """A refusal under R31 may name a declared tile: only the refused seat's phone reads it."""
+    """A refusal under R31 may name a declared tile (its detail; its payload with its code:
+    "this tile is in another seat's declared hand"): only the refused seat's phone reads it."""
     return refused.rule != "R31" or (viewer is not None and refused.payload.get("seat") == viewer)
 
 

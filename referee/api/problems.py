@@ -1,9 +1,12 @@
 """The API's one error envelope: RFC 9457 problem details with a stable ``code``.
 
 Every error under ``/api/`` leaves through here: the referee's ``RefereeError``
-(400 when the input is malformed, 422 when the rules forbid it), DRF's own
-exceptions (parse errors, validation, 404, 405, 415, throttling, auth), Django's
-404/500 handlers, and anything unexpected (a 500 without a traceback).
+(400 when the input is malformed, 422 when the rules forbid it), the services'
+``ServiceError`` (each with its own title), DRF's own exceptions (parse errors,
+validation, 404, 405, 415, throttling, auth), a body too large (413) or nested
+too deeply to parse (400), a busy database (503, ``Retry-After``), the API's
+catch-all route and Django's 400/403/404/500 handlers, and anything unexpected
+(a 500 without a traceback).
 """
 
 from __future__ import annotations
@@ -14,11 +17,14 @@ from http import HTTPStatus
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
+from django.db import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils.functional import Promise
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -42,11 +48,15 @@ TITLES: dict[int, Promise] = {
     415: _("Unsupported media type"),
     409: _("Conflict"),
     412: _("Precondition failed"),
+    413: _("Request too large"),
     422: _("Refused by the rules"),
     429: _("Too many requests"),
     500: _("Server error"),
+    503: _("Service unavailable"),
 }
 MALFORMED_RECORD_TITLE = _("Malformed record")
+# Seconds a client waits before retrying a write the database was too busy to take.
+DATABASE_BUSY_RETRY_AFTER = 2
 
 
 def problem(
@@ -112,6 +122,18 @@ def server_error_problem() -> dict[str, Any]:
     return problem(500, "server_error", gettext("A server error occurred."))
 
 
+def request_too_large_problem() -> dict[str, Any]:
+    """413: the body is over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (Django's ``RequestDataTooBig``)."""
+    return problem(413, "request_too_large", gettext("The request body is too large."))
+
+
+def database_busy_problem() -> dict[str, Any]:
+    """503: the database could not take the request now (e.g. SQLite's write lock)."""
+    return problem(
+        503, "database_busy", gettext("The database is busy: nothing was applied, try again.")
+    )
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     """DRF's ``EXCEPTION_HANDLER``: turn any exception raised by an API view into a problem."""
     headers: dict[str, str] = {}
@@ -123,13 +145,26 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     if isinstance(exc, RefereeError):
         body = referee_problem(exc)
     elif isinstance(exc, ServiceError):
-        body = problem(exc.status, exc.code, exc.detail, **exc.extra)
+        body = problem(exc.status, exc.code, exc.detail, title=str(exc.title), **exc.extra)
+        if exc.retry_after is not None:
+            headers["Retry-After"] = str(exc.retry_after)
     elif isinstance(exc, exceptions.APIException):
         body = api_exception_problem(exc)
         if auth_header := getattr(exc, "auth_header", None):
             headers["WWW-Authenticate"] = auth_header
         if wait := getattr(exc, "wait", None):
             headers["Retry-After"] = str(int(wait))
+    elif isinstance(exc, RequestDataTooBig):
+        body = request_too_large_problem()
+    elif isinstance(exc, RecursionError):  # JSON nested deeper than Python's recursion limit
+        logger.warning("Refused a request nested too deeply: %s", exc)
+        body = api_exception_problem(
+            exceptions.ParseError(gettext("JSON parse error - nested too deeply."))
+        )
+    elif isinstance(exc, OperationalError):  # e.g. SQLite's "database is locked"
+        logger.warning("Database busy in an API view: %s", exc)
+        body = database_busy_problem()
+        headers["Retry-After"] = str(DATABASE_BUSY_RETRY_AFTER)
     else:
         logger.error("Unhandled error in an API view", exc_info=exc)
         body = server_error_problem()
@@ -152,6 +187,8 @@ def _is_api(request: HttpRequest) -> bool:
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
+        if isinstance(exception, RequestDataTooBig):
+            return problem_response(request_too_large_problem())
         return problem_response(problem(400, "bad_request", gettext("Bad request.")))
     return defaults.bad_request(request, exception)
 
@@ -172,3 +209,11 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if _is_api(request):
         return problem_response(server_error_problem())
     return defaults.server_error(request)
+
+
+@csrf_exempt
+def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    """The API's catch-all route: any method on any unknown URL under ``/api/`` is a 404
+    problem, even under DEBUG (no HTML page) and without a trailing slash (no APPEND_SLASH
+    redirect, which a POST cannot follow). A plain Django view: not in the OpenAPI schema."""
+    return problem_response(api_exception_problem(exceptions.NotFound()))

@@ -1,16 +1,21 @@
-"""Request bodies of the live-table API: they check JSON types only.
+"""Request bodies of the live-table API.
 
-The rules (seat 0–4, tile spellings, which end, whose turn …) are checked by
-the rules core, which reports them with the codes of RECORD.md in R34's
-order; a serializer that also checked them would be a second, diverging
-referee. Unknown fields are refused.
+An event's own fields (``seat``, ``tile``, ``on``, ``pass``, ``tiles``,
+``pips``) reach the rules core exactly as the JSON had them (``AsSent``): the
+core checks them as it checks a record's (seat 0–4, tile spellings, which end,
+whose turn …) and reports them with the codes of RECORD.md in R34's order. A
+serializer that also checked or coerced them (``"seat": "2"`` → 2) would be a
+second, diverging referee. The request's other fields (``expected_version``,
+``reason``, ``join_code``, ``label``…) are DRF's. Unknown fields are refused.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.fields import empty
 
 from scoring.api.fields import SeatField
 from scoring.models import Club, Season
@@ -27,6 +32,43 @@ class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
                     {key: ["Unknown field."] for key in unknown}, code="unknown_field"
                 )
         return super().to_internal_value(data)
+
+
+class AsSent(serializers.Field):  # type: ignore[type-arg]
+    """An event's field, passed on exactly as sent (``null`` included) for the rules core
+    to judge; only its absence is DRF's (``required``). Each subclass documents the type
+    the core expects."""
+
+    def validate_empty_values(self, data: Any) -> tuple[bool, Any]:
+        if data is empty:
+            return super().validate_empty_values(data)
+        return False, data
+
+    def to_internal_value(self, data: Any) -> Any:
+        return data
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+@extend_schema_field({"type": "integer"})
+class IntegerAsSent(AsSent):
+    """A whole number (a seat, an end's value, a pip sum)."""
+
+
+@extend_schema_field({"type": "boolean"})
+class BooleanAsSent(AsSent):
+    """``true`` (a pass)."""
+
+
+@extend_schema_field({"type": "string", "maxLength": 16})
+class TileAsSent(AsSent):
+    """A tile, ``a-b``, ``a|b`` or ``[a|b]`` (R1)."""
+
+
+@extend_schema_field({"type": "array", "items": {"type": "string", "maxLength": 16}})
+class TilesAsSent(AsSent):
+    """A list of tiles."""
 
 
 class VersionedSerializer(StrictSerializer):
@@ -74,6 +116,25 @@ class GameCreatedSerializer(serializers.Serializer):  # type: ignore[type-arg]
     state = serializers.JSONField()
 
 
+class GameListItemSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """A game in the list of your games; its state is `GET /games/{id}/`."""
+
+    id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=["open", "closed"])
+    created_at = serializers.DateTimeField()
+    closed_at = serializers.DateTimeField(allow_null=True)
+    players = serializers.ListField(
+        child=serializers.CharField(), help_text="The seats' names, seat 0 to seat 4 (R3)."
+    )
+    club = serializers.CharField(
+        source="club.slug", allow_null=True, help_text="The club's slug, if any."
+    )
+    season = serializers.IntegerField(
+        source="season_id", allow_null=True, help_text="The club's season (id), if any."
+    )
+    version = serializers.IntegerField(help_text="The state's version (its ETag).")
+
+
 class JoinSerializer(StrictSerializer):
     join_code = serializers.CharField(max_length=32)
     seat = serializers.IntegerField(
@@ -95,13 +156,12 @@ class JoinedSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 
 class MoveSerializer(VersionedSerializer):
-    seat = serializers.IntegerField(help_text="The seat moving, 0–4 (R3, R8).")
-    tile = serializers.CharField(
+    seat = IntegerAsSent(help_text="The seat moving, 0–4 (R3, R8).")
+    tile = TileAsSent(
         required=False,
-        max_length=16,
         help_text="A play: the tile, `a-b`, `a|b` or `[a|b]` (R1).",
     )
-    on = serializers.IntegerField(
+    on = IntegerAsSent(
         required=False,
         allow_null=True,
         help_text="The value of the open end the tile goes on; needed only when it fits two "
@@ -111,34 +171,31 @@ class MoveSerializer(VersionedSerializer):
 
     def get_fields(self) -> dict[str, serializers.Field]:  # type: ignore[type-arg]
         fields = super().get_fields()
-        fields["pass"] = serializers.BooleanField(
+        fields["pass"] = BooleanAsSent(
             required=False, help_text="`true` for a pass (R9): the seat holds no matching tile."
         )
         return fields
 
 
 class HandSerializer(VersionedSerializer):
-    seat = serializers.IntegerField(help_text="The phone's own seat, 0–4.")
-    tiles = serializers.ListField(
-        child=serializers.CharField(max_length=16), help_text="Five distinct tiles (R31)."
-    )
+    seat = IntegerAsSent(help_text="The phone's own seat, 0–4.")
+    tiles = TilesAsSent(help_text="Five distinct tiles (R31).")
 
 
 class RevealSerializer(VersionedSerializer):
-    seat = serializers.IntegerField(help_text="The seat revealing, 0–4.")
-    tiles = serializers.ListField(
-        child=serializers.CharField(max_length=16),
+    seat = IntegerAsSent(help_text="The seat revealing, 0–4.")
+    tiles = TilesAsSent(
         required=False,
         help_text="The tiles the seat still holds (preferred: they are checked, R33).",
     )
-    pips = serializers.IntegerField(
+    pips = IntegerAsSent(
         required=False, help_text="Or the sum of their pips (R18), checked for reachability."
     )
 
 
 class AmendSerializer(MoveSerializer):
-    tiles = serializers.ListField(child=serializers.CharField(max_length=16), required=False)
-    pips = serializers.IntegerField(required=False)
+    tiles = TilesAsSent(required=False)
+    pips = IntegerAsSent(required=False)
     reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
 
 

@@ -1,9 +1,10 @@
 """Routes of the API, mounted at ``/api/v1/``."""
 
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from referee.api import games
+from referee.api.problems import api_not_found
 from referee.api.views import RecordScoreView
 
 app_name = "api"
@@ -36,4 +37,7 @@ urlpatterns = [
     path("", include("scoring.api.urls")),  # league records: clubs, standings, ratings
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    # Last: any other URL, any method, is a 404 problem (never Django's HTML page or an
+    # APPEND_SLASH redirect). A plain Django view, so not in the OpenAPI schema.
+    re_path(r"^.*$", api_not_found, name="not-found"),
 ]

@@ -27,14 +27,14 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from referee import services
+from referee.api.auth import client_ident
 from referee.engine import RefereeError
 from referee.exceptions import IdempotencyKeyReused, ServiceError, VersionMismatch
 from referee.models import Game, TableToken
-from referee.services import Actor, Idempotency, Precondition
+from referee.services import Actor, Idempotency, Precondition, join_code_check
 from referee.web import forms
 from referee.web.qr import qr_svg
 from referee.web.selectors import TablePage, table_page
-from referee.web.services import join_code_check
 from referee.web.session import forget_token, remember_token, session_token
 
 FLASH_KEY = "domeng_flash"
@@ -54,17 +54,18 @@ class HtmxHttpRequest(HttpRequest):
 def home(request: HtmxHttpRequest) -> HttpResponse:
     """Type the table's join code (or come back to the table this browser joined)."""
     form = forms.JoinCodeForm(request.POST or None)
-    status = 200
+    refused: ServiceError | None = None
     if request.method == "POST" and form.is_valid():
         try:
             game = join_code_check(join_code=form.cleaned_data["code"], client=_client(request))
         except ServiceError as error:
             form.add_error("code", error.detail)
-            status = error.status
+            refused = error
         else:
             return redirect("web:join", code=game.join_code)
     context = {"form": form, "token": session_token(request)}
-    return render(request, "referee/home.html", context, status=status)
+    status = refused.status if refused is not None else 200
+    return _with_retry_after(render(request, "referee/home.html", context, status=status), refused)
 
 
 @require_http_methods(["GET", "POST"])
@@ -81,13 +82,13 @@ def join(request: HtmxHttpRequest, code: str) -> HttpResponse:
                     client=_client(request),
                 )
             except ServiceError as error:
-                return _join_failed(request, error)
+                return _join_failed(request, error, code)
             remember_token(request, key)
             return redirect("web:table")
     try:
         game = join_code_check(join_code=code, client=_client(request))
     except ServiceError as error:
-        return _join_failed(request, error)
+        return _join_failed(request, error, code)
     return render(request, "referee/join.html", {"game": game, "seats": game.seats.all()})
 
 
@@ -98,11 +99,22 @@ def leave(request: HtmxHttpRequest) -> HttpResponse:
     return redirect("web:home")
 
 
-def _join_failed(request: HtmxHttpRequest, error: ServiceError) -> HttpResponse:
-    form = forms.JoinCodeForm()
-    form.add_error(None, error.detail)
+def _join_failed(request: HtmxHttpRequest, error: ServiceError, code: str) -> HttpResponse:
+    """The home page again, the code shown with why it was refused (bound, so it can err)."""
+    form = forms.JoinCodeForm({"code": code})
+    form.is_valid()
+    form.add_error("code", error.detail)
     context = {"form": form, "token": session_token(request)}
-    return render(request, "referee/home.html", context, status=error.status)
+    return _with_retry_after(
+        render(request, "referee/home.html", context, status=error.status), error
+    )
+
+
+def _with_retry_after(response: HttpResponse, error: ServiceError | None) -> HttpResponse:
+    """A lockout says when to try again (``Retry-After``, seconds), as the API's 429 does."""
+    if error is not None and error.retry_after is not None:
+        response["Retry-After"] = str(error.retry_after)
+    return response
 
 
 # -- the table -------------------------------------------------------------------------
@@ -255,7 +267,8 @@ def organiser_game(request: HtmxHttpRequest, game_id: Any) -> HttpResponse:
 
 
 def _client(request: HtmxHttpRequest) -> str:
-    return str(request.META.get("REMOTE_ADDR", ""))
+    """The client as the API's join tells it apart (DRF's throttle ident, NUM_PROXIES)."""
+    return client_ident(request)
 
 
 def _spaced(code: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -69,3 +70,59 @@ def test_local_settings_default_to_a_sqlite_file_in_the_checkout():
 
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == str(ROOT / "db.sqlite3")
+
+
+def test_local_settings_let_the_tables_phones_in_by_the_address_they_use():
+    run = run_python(
+        "from config.settings.local import ALLOWED_HOSTS; print(' '.join(ALLOWED_HOSTS))",
+        DJANGO_ALLOWED_HOSTS="192.168.1.20,domeng.local",
+    )
+
+    assert run.returncode == 0, run.stderr
+    hosts = run.stdout.split()
+    assert {"192.168.1.20", "domeng.local"} <= set(hosts)
+    assert {"127.0.0.1", "localhost"} <= set(hosts)  # the organiser's own screen still works
+
+
+def test_only_a_sqlite_database_gets_the_sqlite_options():
+    run = run_python(
+        "from config.settings.production import DATABASES; print(DATABASES['default'])",
+        **PRODUCTION_ENV,
+    )
+
+    assert run.returncode == 0, run.stderr
+    assert "transaction_mode" not in run.stdout
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_run_listens_on_the_host_it_is_given():
+    def runserver_line(*args: str) -> str:
+        run = subprocess.run(
+            ["make", "-n", "run", *args],
+            cwd=ROOT,
+            env={k: v for k, v in os.environ.items() if k not in {"HOST", "PORT"}},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        return next(line for line in run.stdout.splitlines() if "runserver" in line)
+
+    assert runserver_line().endswith("runserver 127.0.0.1:8000")
+    assert runserver_line("HOST=0.0.0.0", "PORT=8001").endswith("runserver 0.0.0.0:8001")
+
+
+@pytest.mark.parametrize(
+    ("module", "env", "proxies"),
+    [("local", {}, 0), ("production", PRODUCTION_ENV, 1)],
+)
+def test_the_client_behind_the_proxies_in_front_is_who_the_join_lockout_counts(
+    module, env, proxies
+):
+    run = run_python(
+        f"from config.settings.{module} import REST_FRAMEWORK as R; print(R['NUM_PROXIES'])",
+        **env,
+    )
+
+    assert run.returncode == 0, run.stderr
+    assert int(run.stdout) == proxies

@@ -9,7 +9,6 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from referee.models import Game, TableToken, hash_token
-from referee.services import JOIN_FAILURES_ALLOWED
 from tests.factories import GameFactory, UserFactory, table_key
 from tests.referee.conftest import API, PROBLEM, table_client, token_client
 
@@ -20,6 +19,14 @@ PLAYERS = ["Andi", "Besse", "Cakra", "Daeng", "Evi"]
 
 def join(body, *, client=None, **extra):
     return (client or APIClient()).post(JOIN_URL, body, format="json", **extra)
+
+
+@pytest.fixture
+def lockout(settings):
+    """A lockout after 3 wrong codes (under the join throttle's 30 a minute) for 600 s."""
+    settings.JOIN_LOCKOUT_FAILURES = 3
+    settings.JOIN_LOCKOUT_SECONDS = 600
+    return settings
 
 
 # -- creating a game -------------------------------------------------------------------
@@ -81,6 +88,25 @@ def test_a_game_needs_five_names_and_a_rule_set_R40_allows_R3_R40(organiser_clie
     assert response["Content-Type"] == PROBLEM
     assert response.json()["code"] == code
     assert not Game.objects.exists()
+
+
+@pytest.mark.parametrize("name", ["x" * 81, "é" * 81, "  " + "y" * 81])
+def test_a_name_longer_than_a_seat_holds_is_refused_by_rule_R3_not_a_500(organiser_client, name):
+    response = organiser_client.post(GAMES_URL, {"players": [*PLAYERS[:4], name]}, format="json")
+
+    assert response.status_code == 400
+    assert response["Content-Type"] == PROBLEM
+    assert (response.json()["code"], response.json()["rule"]) == ("record_invalid", "R3")
+    assert not Game.objects.exists()
+
+
+def test_a_name_of_80_characters_is_kept_whole(organiser_client):
+    response = organiser_client.post(
+        GAMES_URL, {"players": [*PLAYERS[:4], "z" * 80 + "  "]}, format="json"
+    )
+
+    assert response.status_code == 201
+    assert response.json()["state"]["seats"][4]["name"] == "z" * 80
 
 
 def test_a_game_cannot_be_created_without_credentials(db):
@@ -155,22 +181,80 @@ def test_a_seat_outside_0_to_4_cannot_be_joined_R3(table):
     assert response.json()["errors"][0]["field"] == "seat"
 
 
-def test_repeated_wrong_join_codes_lock_the_client_out_even_with_the_right_code(table):
-    for _ in range(JOIN_FAILURES_ALLOWED):
+def test_repeated_wrong_join_codes_lock_the_client_out_even_with_the_right_code(table, lockout):
+    for _ in range(lockout.JOIN_LOCKOUT_FAILURES):
         assert join({"join_code": "WRONG"}).status_code == 404
 
     locked = join({"join_code": table.game.join_code})
 
     assert locked.status_code == 429
+    assert locked["Content-Type"] == PROBLEM
     assert locked.json()["code"] == "join_locked_out"
 
 
-def test_a_lockout_is_per_client(table):
-    for _ in range(JOIN_FAILURES_ALLOWED):
+def test_a_locked_out_client_is_told_when_the_lockout_ends(table, lockout):
+    for _ in range(lockout.JOIN_LOCKOUT_FAILURES):
+        join({"join_code": "WRONG"})
+
+    locked = join({"join_code": table.game.join_code})
+
+    assert locked.status_code == 429
+    assert locked.json()["code"] == "join_locked_out"
+    assert 0 < int(locked["Retry-After"]) <= lockout.JOIN_LOCKOUT_SECONDS
+
+
+def test_the_lockout_allows_a_clubs_shared_address_many_typos_by_default(table, settings):
+    assert settings.JOIN_LOCKOUT_FAILURES >= 30
+    assert settings.JOIN_LOCKOUT_SECONDS <= 600
+    for _ in range(20):  # a dozen phones behind the club's NAT, each mistyping once or twice
+        assert join({"join_code": "WRONG"}).status_code == 404
+
+    assert join({"join_code": table.game.join_code}).status_code == 201
+
+
+def test_the_lockout_ends_with_its_window(table, lockout, monkeypatch):
+    import time
+
+    for _ in range(lockout.JOIN_LOCKOUT_FAILURES):
+        join({"join_code": "WRONG"})
+    assert join({"join_code": table.game.join_code}).status_code == 429
+    later = time.time() + lockout.JOIN_LOCKOUT_SECONDS + 1
+    monkeypatch.setattr(time, "time", lambda: later)  # locmem's expiry reads time.time()
+
+    assert join({"join_code": table.game.join_code}).status_code == 201
+
+
+def test_a_lockout_is_per_client(table, lockout):
+    for _ in range(lockout.JOIN_LOCKOUT_FAILURES):
         join({"join_code": "WRONG"}, REMOTE_ADDR="10.0.0.1")
 
     assert join({"join_code": table.game.join_code}, REMOTE_ADDR="10.0.0.1").status_code == 429
     assert join({"join_code": table.game.join_code}, REMOTE_ADDR="10.0.0.2").status_code == 201
+
+
+def test_a_forged_forwarded_for_header_does_not_escape_the_lockout(table, lockout):
+    for n in range(lockout.JOIN_LOCKOUT_FAILURES):
+        join({"join_code": "WRONG"}, HTTP_X_FORWARDED_FOR=f"198.51.100.{n}")
+
+    locked = join({"join_code": table.game.join_code}, HTTP_X_FORWARDED_FOR="203.0.113.9")
+
+    assert locked.status_code == 429
+    assert locked.json()["code"] == "join_locked_out"
+
+
+def test_behind_a_proxy_the_lockout_counts_per_forwarded_client(table, lockout):
+    lockout.REST_FRAMEWORK = {**lockout.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    proxy = {"REMOTE_ADDR": "10.0.0.254"}
+    for _ in range(lockout.JOIN_LOCKOUT_FAILURES):
+        join({"join_code": "WRONG"}, HTTP_X_FORWARDED_FOR="198.51.100.7", **proxy)
+
+    code = table.game.join_code
+    locked = join({"join_code": code}, HTTP_X_FORWARDED_FOR="198.51.100.7", **proxy)
+    other = join({"join_code": code}, HTTP_X_FORWARDED_FOR="198.51.100.8", **proxy)
+
+    assert locked.status_code == 429
+    assert locked.json()["code"] == "join_locked_out"
+    assert other.status_code == 201
 
 
 def test_join_attempts_are_throttled_with_a_retry_after(table, monkeypatch):

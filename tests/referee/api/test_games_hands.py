@@ -304,3 +304,38 @@ def test_a_refusal_that_names_a_declared_tile_is_not_read_back_by_another_token_
     ]
     own = table.events(client=table.phone(1))["refused"]
     assert own[0]["detail"]
+
+
+@pytest.mark.parametrize("who", ["organiser", "scorekeeper", "seat 0"])
+def test_a_refused_play_of_another_seats_declared_tile_is_not_read_back_by_others_R31(in_play, who):
+    """Seat 2 tries 5-6, which seat 1 declared: the refusal tells seat 2 (its own problem's
+    detail) that the tile is taken, but no other token learns from any body where 5-6 is."""
+    refused = in_play.play(2, "5-6")
+    assert refused.status_code == 422
+    assert refused.json()["code"] == "tile_not_in_hand"
+    reader = readers(in_play)[who]
+
+    trail = in_play.events(client=reader)
+    state = in_play.state(client=reader)
+
+    assert [(r["payload"], r["detail"]) for r in trail["refused"]] == [(None, None)]
+    assert "5-6" not in str(trail)
+    assert "5-6" not in str(in_play.record(client=reader))
+    assert all(seat["hand"] is None for seat in state["seats"])
+    assert "5-6" in state["round"]["playable"]["6"]  # not narrowed: nothing given away
+    assert in_play.events(client=in_play.phone(2))["refused"][0]["payload"]["tile"] == "5-6"
+
+
+def test_declaring_for_another_seat_answers_nothing_of_either_hand_R31(in_play):
+    response = in_play.declare(1, ["1-1", "1-2", "1-3", "1-4", "2-3"], client=in_play.phone(2))
+
+    assert response.status_code == 403
+    assert response.json()["code"] == "seat_not_allowed"
+    assert all(tile not in response.content.decode() for tile in [*SEAT_1, *SEAT_2])
+
+
+def test_a_phone_sending_its_seat_as_a_string_is_answered_by_the_rules_R3_R31(table):
+    response = table.declare("1", SEAT_1, client=table.phone(1))
+
+    assert response.status_code == 400
+    assert (response.json()["code"], response.json()["rule"]) == ("record_invalid", "R3")

@@ -249,6 +249,8 @@ def test_a_play_contradicting_the_seats_own_earlier_pass_names_that_pass_R32(tab
         ({"seat": 0, "pass": False}, "record_invalid"),
         ({"seat": 0, "pass": True, "tile": "6-6"}, "record_invalid"),
         ({"seat": 5, "tile": "6-6"}, "record_invalid"),
+        ({"seat": "north", "tile": "6-6"}, "record_invalid"),
+        ({"seat": 0, "tile": ["6-6"]}, "tile_invalid"),
     ],
 )
 def test_a_malformed_move_is_a_400_problem_and_changes_nothing_R1_R3(table, body, code):
@@ -260,13 +262,54 @@ def test_a_malformed_move_is_a_400_problem_and_changes_nothing_R1_R3(table, body
     assert table.state()["version"] == 0
 
 
+# The live API takes an event's fields exactly as JSON sent them and the rules core judges
+# them as it judges a record's: no coercion ("2" is not seat 2), the same code and rule.
+@pytest.mark.parametrize(
+    ("body", "code", "rule"),
+    [
+        ({"seat": "0", "tile": "6-6"}, "record_invalid", "R3"),
+        ({"seat": [0], "tile": "6-6"}, "record_invalid", "R3"),
+        ({"seat": True, "tile": "6-6"}, "record_invalid", "R3"),
+        ({"seat": 0.0, "tile": "6-6"}, "record_invalid", "R3"),
+        ({"seat": None, "tile": "6-6"}, "record_invalid", "R3"),
+        ({"seat": 0, "tile": None}, "tile_invalid", "R1"),
+        ({"seat": 0, "tile": " 6-6 "}, "tile_invalid", "R1"),
+        ({"seat": 0, "tile": 66}, "tile_invalid", "R1"),
+        ({"seat": 0, "tile": "6-6", "on": "6"}, "record_invalid", "R11"),
+        ({"seat": 0, "pass": "yes"}, "record_invalid", None),
+        ({"seat": 0, "pass": 1}, "record_invalid", None),
+    ],
+)
+def test_a_moves_json_types_are_judged_as_in_a_record_never_coerced_R1_R3_R11(
+    table, body, code, rule
+):
+    response = table.move(body, client=table.scorekeeper)
+    in_a_record = table.scorekeeper.post(
+        "/api/v1/records/score/",
+        {"format": "domeng-record/1", "players": list("ABCDE"), "rounds": [{"moves": [body]}]},
+        format="json",
+    )
+
+    assert response.status_code == 400
+    assert (response.json()["code"], response.json()["rule"]) == (code, rule)
+    assert (in_a_record.json()["code"], in_a_record.json()["rule"]) == (code, rule)
+    assert table.state()["version"] == 0
+
+
+def test_a_phone_sending_its_seat_as_a_string_is_answered_by_the_rules_not_refused_a_seat_R3(
+    table,
+):
+    response = table.move({"seat": "0", "tile": "6-6"}, client=table.phone(0))
+
+    assert response.status_code == 400
+    assert (response.json()["code"], response.json()["rule"]) == ("record_invalid", "R3")
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [
         ({"tile": "6-6"}, "seat"),
-        ({"seat": "north", "tile": "6-6"}, "seat"),
         ({"seat": 0, "tile": "6-6", "colour": "red"}, "colour"),
-        ({"seat": 0, "tile": ["6-6"]}, "tile"),
     ],
 )
 def test_a_body_of_the_wrong_shape_is_a_400_naming_the_field(table, body, field):

@@ -115,6 +115,50 @@ def test_a_malformed_record_is_not_imported(organiser_client):
     assert response.json()["code"] == "record_invalid"
 
 
+@pytest.mark.parametrize("name", ["x" * 81, " " + "y" * 81 + " "])
+def test_a_record_with_a_name_longer_than_a_seat_holds_is_not_imported_R3(
+    organiser_client, load_scenario, name
+):
+    record = copy.deepcopy(load_scenario("14_camat_election_reset_25")["record"])
+    record["players"][2] = name
+
+    response = organiser_client.post(f"{API}/games/import/", record, format="json")
+
+    assert response.status_code == 400
+    assert response["Content-Type"] == PROBLEM
+    assert (response.json()["code"], response.json()["rule"]) == ("record_invalid", "R3")
+    assert not Game.objects.exists()
+
+
+def test_a_name_of_80_characters_is_imported_and_scoring_takes_any_length_R3(
+    organiser_client, load_scenario
+):
+    record = copy.deepcopy(load_scenario("14_camat_election_reset_25")["record"])
+    record["players"][2] = "x" * 80
+    longer = {**record, "players": ["y" * 500, *record["players"][1:]]}
+
+    assert organiser_client.post(f"{API}/games/import/", record, format="json").status_code == 201
+    assert score(organiser_client, longer) == load_scenario("14_camat_election_reset_25")["expect"]
+
+
+def test_an_imported_games_next_event_follows_its_last_R30(organiser_client, load_scenario):
+    """Positions run on from the record's events, whatever else moved the version."""
+    scenario = load_scenario("14_camat_election_reset_25")
+    head = copy.deepcopy(scenario["record"])
+    last = head["rounds"].pop()
+    created = organiser_client.post(f"{API}/games/import/", head, format="json").json()
+    table = GameApi(Game.objects.get(pk=created["id"]), organiser_client)
+    imported = len(table.events()["events"])
+    assert table.post("sessions/", client=organiser_client).status_code == 201
+    assert table.post("sessions/end/", client=organiser_client).status_code == 200
+
+    table.play_round(last)
+
+    positions = [e["position"] for e in table.events()["events"]]
+    assert positions == list(range(len(positions)))
+    assert len(positions) > imported
+
+
 def test_importing_needs_an_organiser(table):
     response = table.scorekeeper.post(f"{API}/games/import/", table.record(), format="json")
 

@@ -122,14 +122,14 @@ def test_a_tile_revealed_by_another_seat_is_refused_R33(blocked):
     assert response.json()["code"] == "reveal_invalid"
 
 
-@pytest.mark.parametrize(
-    "body",
-    [
-        {"seat": 0, "tiles": ["0-3", "0-4", "0-5"], "pips": 12},
-        {"seat": 0},
-        {"seat": 0, "pips": -1},
-    ],
-)
+def test_a_reveal_with_both_tiles_and_pips_is_reveal_invalid_as_in_a_record_R33(blocked):
+    response = blocked.post("reveals/", {"seat": 0, "tiles": ["0-3", "0-4", "0-5"], "pips": 12})
+
+    assert response.status_code == 422
+    assert (response.json()["code"], response.json()["rule"]) == ("reveal_invalid", "R33")
+
+
+@pytest.mark.parametrize("body", [{"seat": 0}, {"seat": 0, "pips": -1}, {"seat": 0, "pips": "12"}])
 def test_a_reveal_is_either_tiles_or_a_whole_pip_sum_R18(blocked, body):
     response = blocked.post("reveals/", body)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.models import Event, GameSession
+from referee.models import Event, Game, GameSession
 from tests.referee.conftest import PROBLEM
 
 
@@ -158,3 +158,36 @@ def test_the_table_scorekeeper_may_start_a_sitting_or_close_the_game(table, suff
     response = table.post(suffix, client=table.scorekeeper)
 
     assert response.status_code in (200, 201)
+
+
+def test_event_positions_have_no_gaps_whatever_sessions_and_corrections_did(table):
+    """Sittings and undo move the version on; an event's position counts events only."""
+    assert table.post("sessions/", client=table.organiser).status_code == 201
+    assert table.post("sessions/end/", client=table.organiser).status_code == 200
+    assert table.post("sessions/", client=table.organiser).status_code == 201
+    table.accept(table.play(0, "6-6"))
+    table.accept(table.pass_(1))
+    assert table.undo().status_code == 200
+    table.accept(table.play(1, "3-6"))
+
+    events = table.events()["events"]
+
+    assert [(e["position"], e["revoked_by"] is None) for e in events] == [
+        (0, True),
+        (1, False),
+        (2, True),
+    ]
+    assert table.state()["version"] == 7  # 3 sittings, 3 events, 1 undo
+
+
+def test_a_game_stored_without_a_next_position_goes_on_from_its_events(table):
+    table.accept(table.play(0, "6-6"))
+    table.accept(table.pass_(1))
+    game = Game.objects.get(pk=table.id)
+    game.state = {k: v for k, v in game.state.items() if k != "next_position"}
+    game.version += 5  # as a few sittings would have
+    game.save(update_fields=["state", "version"])
+
+    body = table.accept(table.play(2, "3-6"))
+
+    assert body["event"]["position"] == 2

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from referee.api.problems import TITLES
+from referee.exceptions import IdempotencyKeyReused
 from referee.models import Correction, Event, IdempotencyRecord
 from tests.referee.conftest import PROBLEM
 
@@ -30,6 +32,23 @@ def test_state_carries_its_version_as_an_etag_and_answers_304_while_unchanged(le
     assert led.get(**{"If-None-Match": '"1"'}).status_code == 304
     led.accept(led.pass_(1))
     assert led.get(**{"If-None-Match": '"1"'}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "header",
+    ['W/"1"', '"0", "1"', 'W/"0", W/"1"', '"7",W/"1"', "*"],
+    ids=["weak", "list", "weak-list", "no-space", "star"],
+)
+def test_if_none_match_compares_weakly_and_takes_a_list_of_etags(led, header):
+    assert led.get(**{"If-None-Match": header}).status_code == 304
+
+
+@pytest.mark.parametrize("header", ['"0"', 'W/"0", "2"', "1", '"01"'])
+def test_if_none_match_with_no_current_etag_gets_the_state(led, header):
+    response = led.get(**{"If-None-Match": header})
+
+    assert response.status_code == 200
+    assert response.json()["version"] == 1
 
 
 def test_a_write_with_the_current_if_match_is_applied(led):
@@ -169,6 +188,17 @@ def test_the_same_key_with_another_body_is_422_idempotency_key_reused(led):
     assert response["Content-Type"] == PROBLEM
     assert response.json()["code"] == "idempotency_key_reused"
     assert live_events(led) == 2
+
+
+def test_a_reused_key_is_not_titled_as_a_rule_refusal(led):
+    led.accept(led.play(1, "3-6", **{"Idempotency-Key": "k-2"}))
+
+    response = led.play(2, "2-3", **{"Idempotency-Key": "k-2"})
+
+    assert response.status_code == 422
+    assert response.json()["code"] == "idempotency_key_reused"
+    assert response.json()["title"] == str(IdempotencyKeyReused.title)
+    assert response.json()["title"] != str(TITLES[422])
 
 
 def test_the_same_key_on_another_operation_is_reused(led):

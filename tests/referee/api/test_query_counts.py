@@ -23,16 +23,16 @@ from referee.models import Game
 pytestmark = pytest.mark.django_db
 
 SCENARIO = "g101_generated_40_rounds"
-# Table token, game; then, in the service's transaction (a savepoint and its release
-# inside the test's own): the game locked, the round's events, seat names, the open
-# sitting, the event inserted, the game updated. The first event of a sitting also
+# Table token (with its game); then, in the service's transaction (a savepoint and its
+# release inside the test's own): the game locked, the round's events, seat names, the
+# open sitting, the event inserted, the game updated. The first event of a sitting also
 # counts the sittings and opens one (R27).
-MOVE_QUERIES = 10
+MOVE_QUERIES = 9
 FIRST_MOVE_QUERIES = MOVE_QUERIES + 2
 # The move that ends a round also rewrites the league's rows for that round (scoring).
 ROUND_END_QUERIES = MOVE_QUERIES + 3
-# Table token, game, the round's events, seat names.
-STATE_QUERIES = 4
+# Table token (with its game), the round's events, seat names.
+STATE_QUERIES = 3
 
 
 def phone(game: Game) -> APIClient:

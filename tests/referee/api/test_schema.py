@@ -41,6 +41,46 @@ def test_the_score_operation_documents_its_record_result_and_problems(api_client
     assert {"Record", "Result", "Problem"} <= document["components"]["schemas"].keys()
 
 
+def schema_document(api_client):
+    schema = api_client.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert schema.status_code == 200
+    return schema.json()
+
+
+def test_the_apis_catch_all_404_route_is_not_documented(api_client):
+    paths = schema_document(api_client)["paths"]
+
+    assert all(re.fullmatch(r"/api/v1/[a-z0-9_/{}-]*/", path) for path in paths), sorted(paths)
+    assert not any("*" in path or "^" in path for path in paths)
+
+
+def test_the_list_of_games_is_documented_with_its_fields_and_pages(api_client):
+    document = schema_document(api_client)
+
+    operation = document["paths"]["/api/v1/games/"]["get"]
+
+    assert {p["name"] for p in operation["parameters"]} == {"page", "page_size"}
+    ok = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    page = document["components"]["schemas"][ok.rsplit("/", 1)[1]]
+    item = page["properties"]["results"]["items"]["$ref"].rsplit("/", 1)[1]
+    fields = document["components"]["schemas"][item]["properties"]
+    assert set(fields) >= {"id", "status", "created_at", "players", "club", "season", "version"}
+
+
+def test_an_events_fields_keep_their_documented_types(api_client):
+    schemas = schema_document(api_client)["components"]["schemas"]
+
+    move, reveal = schemas["Move"]["properties"], schemas["Reveal"]["properties"]
+
+    assert move["seat"]["type"] == "integer"
+    assert move["tile"]["type"] == "string"
+    assert (move["on"]["type"], move["on"]["nullable"]) == ("integer", True)
+    assert move["pass"]["type"] == "boolean"
+    assert reveal["tiles"]["type"] == "array"
+    assert reveal["pips"]["type"] == "integer"
+    assert "seat" in schemas["Move"]["required"]
+
+
 def test_the_docs_page_loads_everything_from_this_server(client):
     response = client.get("/api/v1/docs/")
 

@@ -238,15 +238,32 @@ def test_table_join_hands_out_a_key_stored_only_as_its_hash():
     assert TableToken.objects.get().game == game
 
 
-def test_table_join_locks_a_client_out_after_repeated_wrong_codes():
+def test_table_join_locks_a_client_out_after_repeated_wrong_codes(settings):
+    settings.JOIN_LOCKOUT_FAILURES = 3
     game = GameFactory()
-    for _ in range(services.JOIN_FAILURES_ALLOWED):
+    for _ in range(settings.JOIN_LOCKOUT_FAILURES):
+        with pytest.raises(JoinCodeInvalid):
+            services.table_join(join_code="WRONG", client="1.2.3.4")
+
+    with pytest.raises(JoinLockedOut) as locked:
+        services.table_join(join_code=game.join_code, client="1.2.3.4")
+    assert 0 < locked.value.retry_after <= settings.JOIN_LOCKOUT_SECONDS
+    assert services.table_join(join_code=game.join_code, client="5.6.7.8")[1].game == game
+
+
+def test_the_web_forms_code_check_and_table_join_count_the_same_wrong_codes(settings):
+    settings.JOIN_LOCKOUT_FAILURES = 4
+    game = GameFactory()
+    for _ in range(2):
+        with pytest.raises(JoinCodeInvalid):
+            services.join_code_check(join_code="WRONG", client="1.2.3.4")
         with pytest.raises(JoinCodeInvalid):
             services.table_join(join_code="WRONG", client="1.2.3.4")
 
     with pytest.raises(JoinLockedOut):
+        services.join_code_check(join_code=game.join_code, client="1.2.3.4")
+    with pytest.raises(JoinLockedOut):
         services.table_join(join_code=game.join_code, client="1.2.3.4")
-    assert services.table_join(join_code=game.join_code, client="5.6.7.8")[1].game == game
 
 
 @settings(

@@ -67,15 +67,50 @@ def test_picking_a_seat_keeps_a_table_token_for_it_in_the_session(
     assert "This phone: Cakra, seat 2" in client.get("/table/").content.decode()
 
 
-def test_a_wrong_code_is_refused_and_repeated_ones_lock_the_client_out(client: Client) -> None:
+def test_a_wrong_code_is_refused_and_repeated_ones_lock_the_client_out(
+    client: Client, settings: Any
+) -> None:
+    settings.JOIN_LOCKOUT_FAILURES = 3
     cache.clear()
     response = client.post("/", {"code": "NOPE-NOPE-NO"})
     assert response.status_code == 404
     assert "No open game has this join code." in response.content.decode()
-    for _ in range(services.JOIN_FAILURES_ALLOWED):
+    for _ in range(settings.JOIN_LOCKOUT_FAILURES):
         response = client.post("/", {"code": "NOPE-NOPE-NO"})
     assert response.status_code == 429
     assert "Too many wrong join codes" in response.content.decode()
+    assert 0 < int(response["Retry-After"]) <= settings.JOIN_LOCKOUT_SECONDS
+
+
+def test_a_join_link_with_a_wrong_code_shows_the_home_page_with_the_refusal(
+    client: Client,
+) -> None:
+    cache.clear()
+    response = client.get("/join/NOPENOPENO/")
+
+    assert response.status_code == 404
+    assert 'name="code"' in response.content.decode()
+    assert 'value="NOPENOPENO"' in response.content.decode()
+
+
+def test_the_join_page_and_the_api_share_one_lockout(
+    client: Client, game: Game, settings: Any
+) -> None:
+    settings.JOIN_LOCKOUT_FAILURES = 2
+    cache.clear()
+    assert client.post("/", {"code": "NOPE-NOPE-NO"}).status_code == 404
+    api = client.post("/api/v1/join/", {"join_code": "NOPE"}, content_type="application/json")
+    assert api.status_code == 404
+
+    page = client.get(f"/join/{game.join_code}/")
+    joined = client.post(
+        "/api/v1/join/", {"join_code": game.join_code}, content_type="application/json"
+    )
+
+    assert page.status_code == 429
+    assert int(page["Retry-After"]) > 0
+    assert joined.status_code == 429
+    assert joined.json()["code"] == "join_locked_out"
 
 
 def test_the_table_needs_a_joined_session(client: Client) -> None:
@@ -304,6 +339,19 @@ def test_an_organiser_creates_a_game_and_gets_its_qr_code(client: Client, organi
     assert 'class="segno"' in page
     assert f"http://testserver/join/{game.join_code}/" in page
     assert "<script" not in page.split("<main>")[1]  # the QR code is plain SVG
+
+
+def test_the_qr_code_follows_the_address_the_organiser_used(
+    client: Client, organiser, settings: Any
+) -> None:
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "192.168.1.20"]
+    client.force_login(organiser)
+    game = services.game_create(players=["A", "B", "C", "D", "E"], created_by=organiser)
+
+    page = client.get(f"/games/{game.pk}/", HTTP_HOST="192.168.1.20:8000")
+
+    assert page.status_code == 200
+    assert f"http://192.168.1.20:8000/join/{game.join_code}/" in page.content.decode()
 
 
 def test_another_organisers_game_page_is_not_found(client: Client, organiser, game) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from referee import services
@@ -53,7 +55,7 @@ def test_a_club_game_is_created_with_player_ids_and_a_guests_name(
         ({"player": "x"}, 400, "invalid"),
         (0, 400, "invalid"),
         ("   ", 400, "invalid"),
-        ("x" * 81, 400, "invalid"),
+        ("x" * 81, 400, "record_invalid"),
     ],
 )
 def test_a_seat_is_a_name_or_a_player_id_and_nothing_else(
@@ -75,6 +77,33 @@ def test_a_game_with_another_clubs_player_is_refused(organiser_client, club, pla
 
     assert (response.status_code, response.json()["code"]) == (400, "player_not_in_club")
     assert response.json()["player"] == stranger.pk
+
+
+@pytest.mark.parametrize(
+    "seat",
+    [10**30, 2**63, {"player": 1000000000000000000000000000000}],
+    ids=["10**30", "2**63", "spelled-out"],
+)
+def test_a_player_id_beyond_any_id_is_an_unknown_player_not_a_500(organiser_client, club, seat):
+    body = {"players": [seat, 2, 3, 4, 5], "club": club.slug}
+
+    response = organiser_client.post(f"{API}/games/", body, format="json")
+
+    assert (response.status_code, response.json()["code"]) == (400, "player_not_in_club")
+    assert not Game.objects.exists()
+
+
+def test_an_out_of_range_player_id_is_never_sent_to_the_database(organiser, club, players):
+    from scoring.exceptions import PlayerNotInClub
+    from scoring.services import PLAYER_ID_MAX, game_league_resolve
+
+    with CaptureQueriesContext(connection) as queries, pytest.raises(PlayerNotInClub):
+        game_league_resolve(
+            players=[players[0].pk, 10**30, "C", "D", "E"], club=club, created_by=organiser
+        )
+
+    assert not any(str(10**30) in query["sql"] for query in queries.captured_queries)
+    assert PLAYER_ID_MAX == 2**63 - 1
 
 
 def test_a_member_cannot_create_a_club_game(member_client, club):
@@ -172,3 +201,93 @@ def test_a_table_token_plays_its_own_game_but_reads_no_league_records(
     assert phone.get(f"{API}/games/{game.pk}/").status_code == 200
     assert phone.get(f"{API}/clubs/{club.slug}/standings/").status_code == 403
     assert Seat.objects.filter(game=game).count() == 5
+
+
+# -- an organiser's list of games ----------------------------------------------------------
+
+
+def test_an_organiser_lists_the_games_they_created_and_those_of_the_clubs_they_organise(
+    club, season, players, organiser, organiser_client, load_scenario
+):
+    own = services.game_create(players=list("ABCDE"), created_by=organiser)
+    colleague = OrganiserFactory(club=club, user=UserFactory(username="colleague")).user
+    club_game = services.game_create(
+        players=[p.pk for p in players[:5]], created_by=colleague, club=club, season=season
+    )
+    services.game_create(players=list("VWXYZ"), created_by=UserFactory())  # someone else's
+
+    response = organiser_client.get(f"{API}/games/")
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["count"] == 2
+    listed = body["results"]
+    assert [game["id"] for game in listed] == [str(club_game.pk), str(own.pk)]  # newest first
+    assert listed[0] == {
+        "id": str(club_game.pk),
+        "status": "open",
+        "created_at": listed[0]["created_at"],
+        "closed_at": None,
+        "players": ["Andi", "Besse", "Cakra", "Daeng", "Evi"],
+        "club": club.slug,
+        "season": season.pk,
+        "version": 0,
+    }
+    assert (listed[1]["players"], listed[1]["club"], listed[1]["season"]) == (
+        list("ABCDE"),
+        None,
+        None,
+    )
+
+
+def test_a_member_lists_only_the_games_they_created(club, season, players, organiser, member):
+    services.game_create(
+        players=[p.pk for p in players[:5]], created_by=organiser, club=club, season=season
+    )
+
+    response = token_client(member).get(f"{API}/games/")
+
+    assert response.status_code == 200
+    assert response.json()["count"] == 0
+
+
+def test_staff_list_every_game_and_the_list_is_paginated(db):
+    for n in range(3):
+        services.game_create(players=[f"{n}{c}" for c in "ABCDE"], created_by=UserFactory())
+    staff = token_client(UserFactory(username="staff", is_staff=True))
+
+    first = staff.get(f"{API}/games/?page_size=2").json()
+    second = staff.get(f"{API}/games/?page_size=2&page=2").json()
+
+    assert first["count"] == 3
+    assert len(first["results"]) == 2
+    assert len(second["results"]) == 1
+    assert second["results"][0]["players"][0] == "0A"  # the oldest last
+
+
+def test_the_list_of_games_is_for_organisers_not_phones_or_strangers(db):
+    game = GameFactory()
+    phone = APIClient()
+    phone.credentials(HTTP_AUTHORIZATION=f"Table {table_key(game=game)}")
+
+    assert phone.get(f"{API}/games/").json()["code"] == "permission_denied"
+    anonymous = APIClient().get(f"{API}/games/")
+    assert (anonymous.status_code, anonymous.json()["code"]) == (401, "not_authenticated")
+
+
+def test_listing_games_costs_the_same_queries_however_many_games(
+    organiser, organiser_client, club, season, players
+):
+    for _ in range(2):
+        services.game_create(players=list("ABCDE"), created_by=organiser)
+    with CaptureQueriesContext(connection) as few:
+        assert organiser_client.get(f"{API}/games/").status_code == 200
+    for _ in range(10):
+        services.game_create(
+            players=[p.pk for p in players[:5]], created_by=organiser, club=club, season=season
+        )
+
+    with CaptureQueriesContext(connection) as many:
+        assert len(organiser_client.get(f"{API}/games/").json()["results"]) == 12
+
+    assert len(many) == len(few)
