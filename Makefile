@@ -1,4 +1,7 @@
 # Developer and CI entry points. `make run` and `make test` build .venv on first use.
+# HOST=0.0.0.0 lets the table's phones reach `make run` over the Wi-Fi (with
+# DJANGO_ALLOWED_HOSTS=<this machine's address>); the default answers this machine only.
+HOST ?= 127.0.0.1
 PORT ?= 8000
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -8,7 +11,7 @@ STAMP := $(VENV)/.installed
 PYTHON_BOOT := $(shell for p in python3.11 python3; do \
 	$$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: run demo test lint schema schema-check install clean messages makemessages screenshots
+.PHONY: run demo test bench lint schema schema-check install clean messages makemessages screenshots
 
 install: $(STAMP)
 
@@ -24,12 +27,21 @@ $(STAMP): pyproject.toml | $(PY)
 
 run: $(STAMP) messages
 	$(MANAGE) migrate
-	$(MANAGE) runserver 127.0.0.1:$(PORT)
+	$(MANAGE) runserver $(HOST):$(PORT)
 
 # Plays examples/club_night.json over HTTP on a throwaway server and SQLite database
 # (DEMO_ARGS="--record game.json" to play another record).
 demo: $(STAMP)
 	$(MANAGE) demo $(DEMO_ARGS)
+
+# Benchmarks on PostgreSQL, kept out of `make test`: gunicorn under load, the rules core,
+# league reads; writes BENCHMARKS.md and BENCHMARKS.json (BENCH_QUICK=1: about a minute).
+bench: $(VENV)/.installed-bench
+	scripts/with-postgres $(PY) -m bench
+
+$(VENV)/.installed-bench: pyproject.toml | $(STAMP)
+	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	touch $@
 
 test: $(STAMP) messages
 	$(MANAGE) check

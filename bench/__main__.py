@@ -1,0 +1,371 @@
+"""``python -m bench`` (``make bench``): every benchmark, then BENCHMARKS.md and BENCHMARKS.json.
+
+1. The rules core alone (``bench.core``), before anything else runs.
+2. A dedicated PostgreSQL database (``domeng_bench``, dropped at the end) on the
+   server ``DATABASE_URL`` names; ``migrate``; an organiser with a DRF token.
+3. gunicorn with ``bench.settings`` (production's plus the baseline endpoint),
+   a warm-up, then for each table count N: the baseline, then the moves, each
+   from a separate load process (``bench.load``); the workers' peak RSS.
+4. With gunicorn stopped: one move request timed and profiled (``bench.profiling``),
+   then league reads at each season size (``bench.league``).
+
+Every knob is an environment variable (``BENCH_*``, listed in ``Config``);
+``BENCH_QUICK=1`` is a run of about a minute. ``python -m bench --render`` writes
+BENCHMARKS.md again from BENCHMARKS.json (after editing ``bench/ANALYSIS.md``).
+The exit status is 1 when a check fails (an error, a result that differs from
+the replay, growth worse than linear, query counts that grow), 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.metadata
+import json
+import math
+import os
+import platform
+import secrets
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from bench import core, report
+from bench.server import ROOT, Gunicorn, bench_database, gunicorn_server, server_facts
+
+LOAD_TIMEOUT_SECONDS = 900
+
+
+def _ints(name: str, default: str) -> tuple[int, ...]:
+    raw = os.environ.get(name) or default
+    return tuple(int(part) for part in raw.replace(" ", "").split(",") if part)
+
+
+def _int(name: str, default: int) -> int:
+    return int(os.environ.get(name) or default)
+
+
+@dataclass(frozen=True)
+class Config:
+    """What a run does; each field is ``BENCH_<FIELD>`` in the environment."""
+
+    quick: bool
+    tables: tuple[int, ...]
+    rounds: int
+    min_requests: int
+    max_requests: int
+    workers: int
+    threads: int
+    worker_class: str
+    db_connections: str
+    connection: str
+    core_records: int
+    core_rounds: int
+    growth_sizes: tuple[int, ...]
+    growth_records: int
+    league_sizes: tuple[int, ...]
+    league_repeat: int
+    profile_games: int
+    seed: int
+    database: str
+    output: str
+
+    def rounds_for(self, tables: int) -> int:
+        """Rounds a game at ``tables`` tables: ``rounds``, more or fewer to keep a run's
+        requests between ``min_requests`` and ``max_requests`` (a round is about 25).
+
+        A run of a few hundred requests lasts seconds, too short to measure a rate; one
+        of 40,000 would take the whole run's time budget.
+        """
+        if tables * self.rounds * 25 > self.max_requests:
+            return max(1, self.max_requests // (25 * tables))
+        return max(self.rounds, math.ceil(self.min_requests / (25 * tables)))
+
+    @classmethod
+    def from_env(cls) -> Config:
+        quick = os.environ.get("BENCH_QUICK", "") not in ("", "0", "false", "no")
+        return cls(
+            quick=quick,
+            tables=_ints("BENCH_TABLES", "10,50" if quick else "10,100,500"),
+            rounds=_int("BENCH_ROUNDS", 2 if quick else 3),
+            min_requests=_int("BENCH_MIN_REQUESTS", 1000 if quick else 4000),
+            max_requests=_int("BENCH_MAX_REQUESTS", 5000 if quick else 25000),
+            workers=_int("BENCH_WORKERS", 3),
+            threads=_int("BENCH_THREADS", 4),
+            worker_class=os.environ.get("BENCH_WORKER_CLASS") or "gthread",
+            db_connections=os.environ.get("BENCH_DB_CONNECTIONS") or "pool",
+            connection=os.environ.get("BENCH_CONNECTION") or "per-request",
+            core_records=_int("BENCH_CORE_RECORDS", 40 if quick else 200),
+            core_rounds=_int("BENCH_CORE_ROUNDS", 20 if quick else 40),
+            growth_sizes=_ints("BENCH_GROWTH_SIZES", "10,20,40,80" if quick else "10,20,40,80,160"),
+            growth_records=_int("BENCH_GROWTH_RECORDS", 4 if quick else 10),
+            league_sizes=_ints(
+                "BENCH_LEAGUE_SIZES", "1000,10000" if quick else "1000,10000,100000"
+            ),
+            league_repeat=_int("BENCH_LEAGUE_REPEAT", 5 if quick else 15),
+            profile_games=_int("BENCH_PROFILE_GAMES", 2 if quick else 4),
+            seed=_int("BENCH_SEED", 1),
+            database=os.environ.get("BENCH_DATABASE") or "domeng_bench",
+            output=os.environ.get("BENCH_OUTPUT") or str(ROOT / "BENCHMARKS.md"),
+        )
+
+
+def say(line: str) -> None:
+    print(f"bench: {line}", flush=True)
+
+
+def environment(database_url: str) -> dict[str, str]:
+    """The machine, the versions, the database server's settings, the date."""
+    cpu = "?"
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    memory = Path("/proc/meminfo").read_text().splitlines()[0].split()[1]
+    os_name = "?"
+    for line in Path("/etc/os-release").read_text().splitlines():
+        if line.startswith("PRETTY_NAME="):
+            os_name = line.split("=", 1)[1].strip('"')
+
+    def version(package: str) -> str:
+        try:
+            return importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            return "not installed"
+
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    changed = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    pg = server_facts(database_url)
+    return {
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": (commit or "?") + (" (with uncommitted changes)" if changed else ""),
+        "CPU": f"{cpu}, {os.cpu_count()} cores",
+        "memory": f"{int(memory) / 1024 / 1024:.1f} GiB",
+        "OS": f"{os_name}, Linux {platform.release()}",
+        "load average at start": " ".join(f"{v:.2f}" for v in os.getloadavg()),
+        "Python": platform.python_version(),
+        "Django": version("django"),
+        "Django REST framework": version("djangorestframework"),
+        "psycopg": version("psycopg"),
+        "psycopg-pool": version("psycopg-pool"),
+        "gunicorn": version("gunicorn"),
+        "PostgreSQL": pg.pop("server_version"),
+        "PostgreSQL settings": ", ".join(f"{k}={v}" for k, v in pg.items()),
+    }
+
+
+def server_env(config: Config, database_url: str) -> dict[str, str]:
+    """The environment of the server (and of this process's Django): production's variables."""
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "bench.settings",
+        "DATABASE_URL": database_url,
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
+        # 500 tables join from one address in seconds; production's default is 30/min.
+        "JOIN_THROTTLE_RATE": "1000000/min",
+        "DJANGO_LOG_LEVEL": "WARNING",
+        "BENCH_DB_CONNECTIONS": config.db_connections,
+        "BENCH_POOL_SIZE": str(config.threads),
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
+def load_run(
+    base_url: str,
+    env: dict[str, str],
+    *,
+    mode: str,
+    tables: int,
+    rounds: int,
+    seed: int,
+    token: str,
+    tmp: Path,
+    server: Gunicorn,
+    config: Config,
+) -> dict[str, Any]:
+    """One load process's run, with the server's CPU time (workers, PostgreSQL) during it."""
+    out = tmp / f"{mode}-{tables}-{seed}.json"
+    command = [
+        sys.executable, "-m", "bench.load", "--base-url", base_url, "--mode", mode,
+        "--tables", str(tables), "--rounds", str(rounds), "--seed", str(seed),
+        "--organiser-token", token, "--out", str(out), "--connection", config.connection,
+    ]  # fmt: skip
+    before = server.cpu_seconds(config.database)
+    done = subprocess.run(command, cwd=ROOT, env=env, timeout=LOAD_TIMEOUT_SECONDS, check=False)
+    after = server.cpu_seconds(config.database)
+    if done.returncode != 0:
+        raise SystemExit(f"bench: the load process failed ({mode}, {tables} tables)")
+    raw: dict[str, Any] = json.loads(out.read_text())
+    for kind in ("workers", "postgres"):
+        spent = {pid: cpu - before[kind].get(pid, 0.0) for pid, cpu in after[kind].items()}
+        raw[f"{kind}_cpu_seconds"] = sum(spent.values())
+        if kind == "workers":
+            raw["cpu_seconds_each_worker"] = [spent[pid] for pid in sorted(spent)]
+    return raw
+
+
+def run_load(config: Config, env: dict[str, str], token: str, tmp: Path) -> dict[str, Any]:
+    """Section 1, 2 and 5: gunicorn, the warm-up, baseline and moves per N, worker memory."""
+    results: dict[str, Any] = {"load": []}
+    with gunicorn_server(
+        env=env,
+        workers=config.workers,
+        threads=config.threads,
+        worker_class=config.worker_class,
+        log=tmp / "gunicorn.log",
+    ) as server:
+        pool = (
+            f"psycopg pool of {config.threads} connections per worker"
+            if config.db_connections == "pool"
+            else "persistent connections (CONN_MAX_AGE=600, health checks)"
+        )
+        results["server"] = {
+            **server.options,
+            "db_connections": config.db_connections,
+            "connection": config.connection,
+            "description": (
+                f"{config.workers} `{config.worker_class}` workers × {config.threads} threads, "
+                f"{pool}, keep-alive 30 s, production settings (`bench.settings`)"
+            ),
+        }
+        start_memory = server.memory()
+        say(f"gunicorn up at {server.base_url}: {results['server']['description']}")
+        warm = config.workers * config.threads * 2
+        for mode in ("baseline", "moves"):
+            load_run(server.base_url, env, mode=mode, tables=warm, rounds=1,
+                     seed=10_000, token=token, tmp=tmp, server=server, config=config)  # fmt: skip
+        for n in config.tables:
+            # The baseline runs before and after the moves, and counts as one run of both:
+            # the machine's other work shifts a short run's rate more than a long one's.
+            runs: dict[str, list[dict[str, Any]]] = {"baseline": [], "moves": []}
+            rounds = config.rounds_for(n)
+            for mode in ("baseline", "moves", "baseline"):
+                started = time.perf_counter()
+                raw = load_run(server.base_url, env, mode=mode, tables=n, rounds=rounds,
+                               seed=config.seed, token=token, tmp=tmp, server=server,
+                               config=config)  # fmt: skip
+                runs[mode].append(raw)
+                r = report.summarise_load(raw)
+                say(
+                    f"{n:>4} tables {mode:<8} {r['requests']:>6} requests {r['per_second']:8.1f}/s "
+                    f"p50 {r['p50_ms']:7.1f} p95 {r['p95_ms']:7.1f} p99 {r['p99_ms']:7.1f} ms, "
+                    f"errors {r['errors']} ({time.perf_counter() - started:.0f} s)"
+                )
+            row: dict[str, Any] = {
+                "moves": report.summarise_load(runs["moves"][0]),
+                "baseline": report.summarise_load(report.merge_runs(runs["baseline"])),
+            }
+            row["baseline"]["each_per_second"] = [
+                report.summarise_load(raw)["per_second"] for raw in runs["baseline"]
+            ]
+            row["ratio"] = row["baseline"]["per_second"] / row["moves"]["per_second"]
+            row["cpu_ratio"] = row["moves"]["server_cpu_ms"] / row["baseline"]["server_cpu_ms"]
+            row["p50_ratio"] = row["moves"]["p50_ms"] / row["baseline"]["p50_ms"]
+            memory = server.memory()
+            row["peak_worker_mib"] = max(m["VmHWM"] for m in memory.values()) / 1024
+            results["load"].append(row)
+        memory = server.memory()
+        results["memory"] = {
+            "peak_worker_mib": max(m["VmHWM"] for m in memory.values()) / 1024,
+            "peak_worker_mib_each": [m["VmHWM"] / 1024 for m in memory.values()],
+            "start_worker_mib_each": [m["VmRSS"] / 1024 for m in start_memory.values()],
+        }
+        if server.process.poll() is not None:
+            raise SystemExit(f"bench: gunicorn died:\n{server.log_tail()}")
+    return results
+
+
+def main() -> int:
+    config = Config.from_env()
+    if sys.argv[1:] == ["--render"]:  # after editing bench/ANALYSIS.md: no new measurement
+        output = Path(config.output)
+        saved = json.loads(output.with_suffix(".json").read_text(encoding="utf-8"))
+        output.write_text(report.render(saved), encoding="utf-8")
+        say(f"rendered {output} from {output.with_suffix('.json').name}")
+        return 0
+    started = time.perf_counter()
+    results: dict[str, Any] = {
+        "config": {f"BENCH_{k.upper()}": v for k, v in asdict(config).items()}
+    }
+    results["config"] = {
+        k: ",".join(map(str, v)) if isinstance(v, tuple) else v
+        for k, v in results["config"].items()
+    }
+    say("rules core: generating records and replaying them")
+    results["core"] = core.run(
+        records=config.core_records,
+        rounds=config.core_rounds,
+        sizes=config.growth_sizes,
+        records_per_size=config.growth_records,
+        seed=config.seed,
+    )
+    say(f"rules core: {results['core']['throughput']['rounds_per_second']:.0f} rounds/s")
+    with (
+        tempfile.TemporaryDirectory(prefix="domeng-bench-") as tmp_name,
+        bench_database(config.database) as database_url,
+    ):
+        tmp = Path(tmp_name)
+        say(f"database {config.database} created")
+        results["environment"] = environment(database_url)
+        env = server_env(config, database_url)
+        os.environ.update(env)
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+        from django.db import connections
+        from django.urls import get_resolver
+
+        # Import every view and service now: the in-process parts then run the code the
+        # server's workers loaded, even if the tree is edited during the run.
+        get_resolver().url_patterns  # noqa: B018
+        from bench import league, profiling
+        from referee.management.commands.demo import create_organiser
+
+        try:
+            call_command("migrate", verbosity=0)
+            token = create_organiser("bench-organiser")
+            connections.close_all()  # the server's workers get their own
+            results.update(run_load(config, env, token, tmp))
+            say("profiling move requests in-process")
+            results["profile"] = profiling.run(games=config.profile_games, seed=config.seed)
+            say(f"league reads at {', '.join(map(str, config.league_sizes))} rounds")
+            results["league"] = league.run(sizes=config.league_sizes, repeat=config.league_repeat)
+        finally:
+            for connection in connections.all():
+                connection.close()
+                close_pool = getattr(connection, "close_pool", None)
+                if close_pool is not None:
+                    close_pool()
+    results["environment"]["load average at end"] = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    results["total_seconds"] = time.perf_counter() - started
+    output = Path(config.output)
+    output.write_text(report.render(results), encoding="utf-8")
+    output.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    say(
+        f"wrote {output} and {output.with_suffix('.json').name} in {results['total_seconds']:.0f} s"
+    )
+    failed = [what for what, ok in report.checks(results) if not ok]
+    for what in failed:
+        say(f"FAILED: {what}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,469 @@
+"""BENCHMARKS.md from a run's measurements (a dict, also saved as JSON beside it).
+
+``render(results)`` is pure: the same measurements give the same Markdown.
+The analysis written by hand (``bench/ANALYSIS.md``: where the time goes,
+what was changed because of it) is appended as it is.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+ANALYSIS = Path(__file__).with_name("ANALYSIS.md")
+
+
+def squash_sql(sql: str, width: int = 140) -> str:
+    """A statement on one line, its SELECT list elided: what it reads, filters and locks."""
+    text = re.sub(r"^SELECT .*? FROM ", "SELECT … FROM ", " ".join(sql.split()))
+    text = re.sub(r'"\w+"\.', "", text).replace('"', "")  # "table"."column" → column
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    """The ``fraction`` percentile (0–1) of ``values``, linearly interpolated; NaN if empty."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * fraction
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def merge_runs(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Several load runs of one mode as one: requests, time, errors and latencies added up."""
+    merged = dict(runs[0])
+    for key in ("requests", "expected_requests", "wall_seconds", "load_cpu_seconds", "errors",
+                "reconnects", "workers_cpu_seconds", "postgres_cpu_seconds"):  # fmt: skip
+        merged[key] = sum(run.get(key) or 0 for run in runs)
+    merged["latencies"] = [value for run in runs for value in run.get("latencies") or []]
+    merged["error_samples"] = [s for run in runs for s in run.get("error_samples") or []][:5]
+    merged["runs"] = len(runs)
+    return merged
+
+
+def summarise_load(raw: dict[str, Any]) -> dict[str, Any]:
+    """Requests per second, latency percentiles (ms), errors of one load run."""
+    latencies = raw.get("latencies") or []
+    wall = raw.get("wall_seconds") or math.nan
+    summary = {
+        key: raw.get(key)
+        for key in (
+            "mode",
+            "tables",
+            "rounds",
+            "requests",
+            "expected_requests",
+            "errors",
+            "error_samples",
+            "reconnects",
+            "games",
+            "results_equal",
+            "result_problems",
+            "load_cpu_seconds",
+            "runs",
+            "cpu_seconds_each_worker",
+        )
+        if key in raw
+    }
+    requests = raw.get("requests") or 0
+    workers_ms = (raw.get("workers_cpu_seconds") or 0.0) / max(requests, 1) * 1e3
+    postgres_ms = (raw.get("postgres_cpu_seconds") or 0.0) / max(requests, 1) * 1e3
+    summary.update(
+        workers_cpu_ms=workers_ms,
+        postgres_cpu_ms=postgres_ms,
+        server_cpu_ms=workers_ms + postgres_ms,
+        wall_seconds=wall,
+        per_second=(raw.get("requests") or 0) / wall,
+        p50_ms=percentile(latencies, 0.50) * 1e3,
+        p95_ms=percentile(latencies, 0.95) * 1e3,
+        p99_ms=percentile(latencies, 0.99) * 1e3,
+        max_ms=max(latencies) * 1e3 if latencies else math.nan,
+    )
+    return summary
+
+
+def checks(results: dict[str, Any]) -> list[tuple[str, bool]]:
+    """Every pass/fail condition of the issue, in the report's order."""
+    found: list[tuple[str, bool]] = []
+    for row in results.get("load", []):
+        moves, baseline = row["moves"], row["baseline"]
+        n = moves.get("tables")
+        found.append((f"N={n}: no error in the move run", moves.get("errors") == 0))
+        found.append((f"N={n}: no error in the baseline run", baseline.get("errors") == 0))
+        found.append(
+            (
+                f"N={n}: every game's GET /result/ equals replay_record(record)",
+                moves.get("results_equal") == moves.get("games"),
+            )
+        )
+    if "core" in results:
+        found.append(
+            (
+                "core: replay cost grows linearly or better",
+                results["core"]["growth"]["is_linear_or_better"],
+            )
+        )
+    if "league" in results:
+        found.append(
+            (
+                "league: queries per request do not grow with the season",
+                results["league"]["queries_constant"],
+            )
+        )
+    return found
+
+
+def _f(value: Any, digits: int = 1) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[Any]], align: str = "") -> list[str]:
+    align = align or "l" + "r" * (len(head) - 1)
+    marks = {"l": "---", "r": "--:", "c": ":-:"}
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(marks[a] for a in align) + "|"]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return lines + [""]
+
+
+def render(results: dict[str, Any]) -> str:
+    """The whole report as Markdown."""
+    env = results.get("environment", {})
+    config = results.get("config", {})
+    out: list[str] = [
+        "# Benchmarks",
+        "",
+        "Written by `make bench` (`python -m bench`, see `bench/__init__.py`); do not edit",
+        "by hand, except `bench/ANALYSIS.md`, which is appended below. The figure we track",
+        "is the **ratio** of a move's cost to the baseline's on the same server in the same",
+        "run, not an absolute time.",
+        "",
+        f"Run of {env.get('date', '?')}"
+        + (" — **quick run (BENCH_QUICK=1)**" if config.get("BENCH_QUICK") else "")
+        + f", {_f(results.get('total_seconds'), 0)} s in all.",
+        "",
+    ]
+    verdicts = checks(results)
+    if verdicts:
+        out += ["## Checks", ""]
+        out += [f"- {'PASS' if ok else '**FAIL**'}: {what}" for what, ok in verdicts]
+        out.append("")
+    out += _summary(results)
+    out += _environment(env, config)
+    if "load" in results:
+        out += _load(results)
+    if "core" in results:
+        out += _core(results["core"])
+    if "league" in results:
+        out += _league(results["league"])
+    if "profile" in results:
+        out += _profile(results["profile"])
+    if ANALYSIS.exists() and results.get("include_analysis", True):
+        out += ["", ANALYSIS.read_text(encoding="utf-8").rstrip(), ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _summary(results: dict[str, Any]) -> list[str]:
+    lines = ["## Summary", ""]
+    for row in results.get("load", []):
+        m, b = row["moves"], row["baseline"]
+        lines.append(
+            f"- **{m['tables']} tables**: {_f(m['per_second'])} moves/s "
+            f"(p50 {_f(m['p50_ms'])} ms, p95 {_f(m['p95_ms'])} ms, p99 {_f(m['p99_ms'])} ms), "
+            f"baseline {_f(b['per_second'])} req/s; **ratio {_f(row['ratio'], 2)}×** "
+            f"(baseline req/s ÷ moves/s; server CPU per request: "
+            f"{_f(row.get('cpu_ratio'), 2)}×); errors {m['errors']} + {b['errors']}; "
+            f"results equal {m.get('results_equal')}/{m.get('games')}."
+        )
+    if "memory" in results:
+        lines.append(
+            f"- Peak RSS of a gunicorn worker: **{_f(results['memory']['peak_worker_mib'])} MiB**."
+        )
+    if "core" in results:
+        t, g = results["core"]["throughput"], results["core"]["growth"]
+        lines.append(
+            f"- Rules core: **{_f(t['rounds_per_second'], 0)} rounds/s** "
+            f"({_f(t['moves_per_second'], 0)} moves/s) replayed; cost ∝ rounds^{g['exponent']:.2f} "
+            f"(≈ {_f(g['slope_microseconds_per_round'], 0)} µs a round)."
+        )
+    if "league" in results:
+        by = {}
+        for m in results["league"]["measurements"]:
+            by.setdefault(m["endpoint"], []).append(m)
+        parts = []
+        for endpoint, ms in by.items():
+            times = " / ".join(f"{_f(m['ms_median'])}" for m in ms)
+            parts.append(f"{endpoint}: {times} ms, {ms[0]['queries']} queries")
+        sizes = " / ".join(f"{s:,}" for s in results["league"]["sizes"])
+        lines.append(f"- League reads at {sizes} rounds: " + "; ".join(parts) + ".")
+    if "profile" in results:
+        p = results["profile"]
+        lines.append(
+            f"- One move in-process: {_f(p['wall_ms_mean'], 2)} ms mean, of which SQL "
+            f"{_f(p['sql_ms_mean'], 2)} ms over {_f(p['queries_median'], 0)} queries."
+        )
+    return lines + [""]
+
+
+def _environment(env: dict[str, Any], config: dict[str, Any]) -> list[str]:
+    lines = ["## Machine, versions, settings", ""]
+    rows = [[key, value] for key, value in env.items()]
+    lines += _table(["", ""], rows, "ll")
+    lines += ["Benchmark settings (environment variables of `make bench`):", ""]
+    lines += _table(["setting", "value"], [[k, f"`{v}`"] for k, v in config.items()], "ll")
+    return lines
+
+
+def _load(results: dict[str, Any]) -> list[str]:
+    server = results.get("server", {})
+    lines = [
+        "## 1–2. Live play under load, and the baseline",
+        "",
+        f"gunicorn {server.get('description', '')}. {_connection_text(server)} Each table",
+        "sends its next request as soon as the last is answered (no think time): a closed",
+        "loop, so at saturation latency ≈ tables ÷ throughput (Little's law), and the server",
+        "is saturated from about 10 tables on. A *move* is `POST /games/{id}/moves/` or, at a",
+        "blocked round,",
+        "`POST /reveals/`, with a scorekeeper's table token. The *baseline* is",
+        "`POST /bench/baseline/` (one INSERT in one transaction, same middleware and DRF),",
+        "the same bodies from the same number of tables, once before and once after the",
+        "moves (counted together: requests ÷ time of both). Games are created and joined before",
+        "the clock starts; `GET /result/` is compared with `replay_record(record)` after it stops.",
+        "",
+    ]
+    head = [
+        "tables",
+        "endpoint",
+        "requests",
+        "per s",
+        "p50 ms",
+        "p95 ms",
+        "p99 ms",
+        "max ms",
+        "errors",
+        "server CPU ms / req",
+        "load CPU s",
+    ]
+    rows = []
+    for row in results["load"]:
+        for name in ("moves", "baseline"):
+            r = row[name]
+            rows.append(
+                [
+                    _f(r["tables"]),
+                    "move" if name == "moves" else "baseline",
+                    _f(r["requests"]),
+                    _f(r["per_second"]),
+                    _f(r["p50_ms"]),
+                    _f(r["p95_ms"]),
+                    _f(r["p99_ms"]),
+                    _f(r["max_ms"]),
+                    _f(r["errors"]),
+                    f"{_f(r.get('workers_cpu_ms'), 2)} + {_f(r.get('postgres_cpu_ms'), 2)} PG",
+                    _f(r.get("load_cpu_seconds"), 2),
+                ]
+            )
+    lines += _table(head, rows, "rlrrrrrrrrr")
+    head = [
+        "tables",
+        "rounds a game",
+        "ratio (baseline/s ÷ moves/s)",
+        "server CPU ratio",
+        "p50 ratio",
+        "baseline/s before, after",
+        "results equal",
+        "worker peak RSS MiB",
+        "worker CPU s (moves)",
+    ]
+    rows = [
+        [
+            _f(row["moves"]["tables"]),
+            _f(row["moves"].get("rounds")),
+            f"**{_f(row['ratio'], 2)}×**",
+            f"{_f(row.get('cpu_ratio'), 2)}×",
+            f"{_f(row['p50_ratio'], 2)}×",
+            ", ".join(_f(v) for v in row["baseline"].get("each_per_second") or []),
+            f"{row['moves'].get('results_equal')}/{row['moves'].get('games')}",
+            _f(row.get("peak_worker_mib")),
+            " / ".join(_f(s) for s in row["moves"].get("cpu_seconds_each_worker") or []),
+        ]
+        for row in results["load"]
+    ]
+    lines += _table(head, rows)
+    problems = [
+        s
+        for row in results["load"]
+        for n in ("moves", "baseline")
+        for s in (row[n].get("error_samples") or []) + (row[n].get("result_problems") or [])
+    ]
+    if problems:
+        lines += ["First errors:", ""] + [f"- `{p}`" for p in problems[:10]] + [""]
+    if "memory" in results:
+        mem = results["memory"]
+        lines += [
+            "## 5. Memory",
+            "",
+            f"Peak resident memory (VmHWM, /proc) of each gunicorn worker over the whole load run: "
+            f"{', '.join(_f(v) for v in mem['peak_worker_mib_each'])} MiB; the largest "
+            f"**{_f(mem['peak_worker_mib'])} MiB**. Before the first request: "
+            f"{', '.join(_f(v) for v in mem['start_worker_mib_each'])} MiB. "
+            "The peak after each load level is in the table above (it only grows).",
+            "",
+        ]
+    return lines
+
+
+def _connection_text(server: dict[str, Any]) -> str:
+    if server.get("connection", "keep-alive") == "keep-alive":
+        return (
+            "Each table keeps one connection alive from the load process (`bench/load.py`); "
+            "a gthread worker keeps the connections it accepted, so the load may pile up on "
+            "one worker (its CPU split is in the second table)."
+        )
+    return (
+        "The load process (`bench/load.py`) opens a new connection for each request "
+        "(`Connection: close`), as a TLS proxy without upstream keep-alive (nginx's default) "
+        "talks to gunicorn: the requests spread over the workers."
+    )
+
+
+def _core(core: dict[str, Any]) -> list[str]:
+    t, g = core["throughput"], core["growth"]
+    lines = [
+        "## 3. The rules core alone",
+        "",
+        f"`replay(Record.parse(record))` over {t['records']} generated records of "
+        f"{t['rounds'] // max(t['records'], 1)} rounds ({_f(t['rounds'])} rounds, "
+        f"{_f(t['moves'])} moves), "
+        f"best of {core.get('repeat', 3)}: **{_f(t['rounds_per_second'], 0)} rounds/s**, "
+        f"{_f(t['moves_per_second'], 0)} moves/s ({_f(t['seconds'], 2)} s). With the "
+        f"`domeng-result/1` written out (`replay_record`): {_f(t['result_seconds'], 2)} s.",
+        "",
+        "Growth with the length of a record (several records per size, best of a few):",
+        "",
+    ]
+    rows = [
+        [_f(p["rounds"]), _f(p["seconds_per_record"] * 1e3, 2), _f(p["microseconds_per_round"], 0)]
+        for p in g["points"]
+    ]
+    lines += _table(["rounds in a record", "ms per record", "µs per round"], rows)
+    verdict = "linear or better" if g["is_linear_or_better"] else "**worse than linear**"
+    lines += [
+        f"Fit: time ∝ rounds^**{g['exponent']:.3f}** (log-log least squares; ≤ 1.15 passes), "
+        f"i.e. {verdict}; time ≈ {_f(g['intercept_microseconds'], 0)} µs + "
+        f"{_f(g['slope_microseconds_per_round'], 0)} µs × rounds.",
+        "",
+    ]
+    return lines
+
+
+def _league(league: dict[str, Any]) -> list[str]:
+    lines = [
+        "## 4. League reads",
+        "",
+        f"One club per size with one season, {league['players']} players, games of "
+        f"{league['rounds_per_game']} rounds; rows written directly (`bench/league.py`). "
+        "A club member's DRF token; Django's test client (whole middleware and DRF stack, no "
+        "HTTP server); the median of the repeats; queries of one request.",
+        "",
+    ]
+    builds = [
+        [_f(lg["rounds"]), _f(lg["rounds"] * 5), _f(lg["player_rows"]), _f(lg["build_seconds"], 1)]
+        for lg in league["leagues"]
+    ]
+    lines += _table(
+        ["rounds in the season", "seat-round rows", "the player's rows", "built in s"], builds
+    )
+    sizes = league["sizes"]
+    by: dict[str, dict[int, dict[str, Any]]] = {}
+    for m in league["measurements"]:
+        by.setdefault(m["endpoint"], {})[m["rounds"]] = m
+    head = ["endpoint", *[f"{s:,} rounds ms" for s in sizes], *[f"queries @{s:,}" for s in sizes]]
+    rows = []
+    for endpoint, per in by.items():
+        rows.append(
+            [endpoint]
+            + [_f(per[s]["ms_median"]) for s in sizes]
+            + [_f(per[s]["queries"]) for s in sizes]
+        )
+    lines += _table(head, rows)
+    return lines
+
+
+def _profile(p: dict[str, Any]) -> list[str]:
+    lines = [
+        "## Where a move's time goes",
+        "",
+        f"In-process (`bench/profiling.py`): a scorekeeper's {p['requests']} moves and "
+        f"reveals over fresh games through Django's test client, one at a time, no load. Mean "
+        f"**{_f(p['wall_ms_mean'], 2)} ms** a request (median {_f(p['wall_ms_median'], 2)}), of "
+        f"which **{_f(p['sql_ms_mean'], 2)} ms** waiting on SQL "
+        f"({_f(p['sql_ms_mean'] / p['wall_ms_mean'] * 100, 0)} %) over "
+        f"{_f(p['queries_median'], 0)} queries (max {p['queries_max']}, at a round's end).",
+        "",
+        "The SQL of one move in the middle of a round:",
+        "",
+    ]
+    lines += _table(
+        ["#", "statement", "ms"],
+        [
+            [i + 1, f"`{squash_sql(sql).replace('|', '¦')}`", _f(ms, 3)]
+            for i, (sql, ms) in enumerate(p["sample_move_sql"])
+        ],
+        "rlr",
+    )
+    lines += [
+        f"cProfile over another {p['profiled_requests']} requests (its overhead inflates Python "
+        "time, so read shares, not milliseconds). Cumulative time per request of the parts:",
+        "",
+    ]
+    lines += _table(
+        ["part", "ms / request", "share", "calls / request"],
+        [
+            [
+                c["label"],
+                _f(c["ms_per_request"], 3),
+                f"{c['share'] * 100:.1f} %",
+                _f(c["calls_per_request"], 1),
+            ]
+            for c in p["categories"]
+        ],
+        "lrrr",
+    )
+    lines += ["Top functions by cumulative time per request:", ""]
+    lines += _table(
+        ["function", "calls / req", "own ms", "cumulative ms"],
+        [
+            [
+                f"`{t['function']}`",
+                _f(t["calls_per_request"], 1),
+                _f(t["own_ms"], 3),
+                _f(t["cumulative_ms"], 3),
+            ]
+            for t in p["top_cumulative"]
+        ],
+    )
+    lines += ["Top functions by own time per request:", ""]
+    lines += _table(
+        ["function", "calls / req", "own ms", "cumulative ms"],
+        [
+            [
+                f"`{t['function']}`",
+                _f(t["calls_per_request"], 1),
+                _f(t["own_ms"], 3),
+                _f(t["cumulative_ms"], 3),
+            ]
+            for t in p["top_own"]
+        ],
+    )
+    return lines

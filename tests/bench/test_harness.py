@@ -1,0 +1,107 @@
+"""The benchmark harness itself works: the core replay timing, the load's plan, the report.
+
+Fast and without a server or database: ``make bench`` runs the real thing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from bench import core, report
+from bench.load import record_events, table_records
+from referee.engine.records import replay_record
+
+
+def test_the_core_benchmark_replays_a_tiny_corpus_and_fits_its_growth():
+    results = core.run(records=2, rounds=2, sizes=(1, 2, 4), records_per_size=2, repeat=1)
+
+    throughput = results["throughput"]
+    assert (throughput["records"], throughput["rounds"]) == (2, 4)
+    assert throughput["rounds_per_second"] > 0
+    assert [p["rounds"] for p in results["growth"]["points"]] == [1, 2, 4]
+    assert math.isfinite(results["growth"]["exponent"])
+
+
+def test_a_growth_fit_recovers_a_known_exponent():
+    assert core._slope([0.0, 1.0, 2.0], [1.0, 3.0, 5.0]) == pytest.approx(2.0)
+
+
+def test_each_table_plays_a_legal_record_as_moves_then_reveals_seat_by_seat():
+    [record] = table_records(tables=1, rounds=3, seed=4)
+
+    events = record_events(record)
+
+    assert len(replay_record(record)["rounds"]) == 3
+    moves = sum(len(data["moves"]) for data in record["rounds"])
+    assert sum(1 for suffix, _ in events if suffix == "moves/") == moves
+    reveals = [body["seat"] for suffix, body in events if suffix == "reveals/"]
+    assert all(a < b for a, b in zip(reveals, reveals[1:], strict=False) if b != 0)
+    assert table_records(tables=1, rounds=3, seed=4) == [record]  # the baseline replays it
+
+
+def test_percentiles_interpolate_between_samples():
+    assert report.percentile([1.0, 2.0, 3.0, 4.0], 0.5) == pytest.approx(2.5)
+    assert report.percentile([5.0], 0.99) == 5.0
+    assert math.isnan(report.percentile([], 0.5))
+
+
+def load_row(tables: int, errors: int = 0, equal: int | None = None) -> dict:
+    moves = report.summarise_load(
+        {"mode": "moves", "tables": tables, "rounds": 1, "requests": 100, "wall_seconds": 2.0,
+         "latencies": [0.01] * 100, "errors": errors, "games": tables,
+         "results_equal": tables if equal is None else equal}
+    )  # fmt: skip
+    baseline = report.summarise_load(
+        {"mode": "baseline", "tables": tables, "requests": 100, "wall_seconds": 0.5,
+         "latencies": [0.002] * 100, "errors": 0}
+    )  # fmt: skip
+    return {"moves": moves, "baseline": baseline, "ratio": 4.0, "p50_ratio": 5.0}
+
+
+def test_the_report_shows_the_numbers_and_fails_a_run_with_errors_or_wrong_results():
+    results = {
+        "environment": {"date": "2026-01-01 00:00 UTC", "Python": "3.11"},
+        "config": {"BENCH_TABLES": "10,20"},
+        "load": [load_row(10), load_row(20, errors=1, equal=19)],
+        "core": {
+            "throughput": core.Throughput(2, 4, 96, 0.001, 4000.0, 96000.0, 0.001).to_dict(),
+            "growth": core.Growth(
+                [core.GrowthPoint(1, 0.0002, 200.0), core.GrowthPoint(2, 0.0004, 200.0)],
+                exponent=1.0,
+                slope_microseconds_per_round=200.0,
+                intercept_microseconds=0.0,
+            ).to_dict(),
+        },
+        "include_analysis": False,
+    }
+
+    text = report.render(results)
+
+    assert "# Benchmarks" in text
+    assert "**ratio 4.00×**" in text
+    assert "50.0 moves/s" in text  # 100 requests in 2 s
+    assert "| 10 | move | 100 | 50.0 | 10.0 |" in text
+    assert "4,000 rounds/s" in text
+    failed = [what for what, ok in report.checks(results) if not ok]
+    assert failed == [
+        "N=20: no error in the move run",
+        "N=20: every game's GET /result/ equals replay_record(record)",
+    ]
+
+
+def test_a_profiled_statement_shows_what_it_reads_filters_and_locks():
+    sql = 'SELECT "referee_game"."id", "referee_game"."rules" FROM "referee_game" WHERE "referee_game"."id" = %s LIMIT 21 FOR UPDATE'  # noqa: E501
+
+    assert report.squash_sql(sql) == "SELECT … FROM referee_game WHERE id = %s LIMIT 21 FOR UPDATE"
+
+
+def test_small_table_counts_play_longer_games_and_large_ones_shorter(monkeypatch):
+    from bench.__main__ import Config
+
+    monkeypatch.delenv("BENCH_QUICK", raising=False)
+    monkeypatch.setenv("BENCH_TABLES", "10,100,500")
+    config = Config.from_env()
+
+    assert [config.rounds_for(n) for n in config.tables] == [16, 3, 2]
