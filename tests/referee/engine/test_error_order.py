@@ -8,29 +8,9 @@ from referee.engine.errors import RefereeError
 from referee.engine.records import replay_record
 from referee.engine.round import Round
 from referee.engine.rules import DEFAULT_RULES
-
-PLAYERS = ["Andi", "Besse", "Cakra", "Daeng", "Evi"]
-
-CEKI_WALK = [
-    "6-6", "5-6", "5-5", "4-5", "4-4", "3-4", "3-3", "2-3", "2-2", "1-2", "1-1",
-    "0-1", "0-0", ("0-6", 0), "4-6", "2-4", "0-2", "0-5", "3-5", "1-3", ("1-6", 1),
-]  # fmt: skip
-BLOCKED_WALK = ["6-6", "3-6", "2-3", ("2-6", 2), "4-6", "4-5", ("5-6", 5)]
-
-
-def _moves(walk: list, leader: int = 0) -> list[dict]:
-    moves = []
-    for i, step in enumerate(walk):
-        tile, on = step if isinstance(step, tuple) else (step, None)
-        move = {"seat": (leader + i) % 5, "tile": tile}
-        if on is not None:
-            move["on"] = on
-        moves.append(move)
-    return moves
-
-
-def _passes(first: int, count: int = 5) -> list[dict]:
-    return [{"seat": (first + k) % 5, "pass": True} for k in range(count)]
+from tests.referee.engine.walks import BLOCKED_WALK, CEKI_WALK, PLAYERS
+from tests.referee.engine.walks import moves as _moves
+from tests.referee.engine.walks import passes as _passes
 
 
 def _round(

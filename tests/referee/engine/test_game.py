@@ -8,25 +8,15 @@ from referee.engine.errors import RefereeError
 from referee.engine.game import Game
 from referee.engine.records import replay_record
 from referee.engine.rules import RuleSet
+from tests.referee.engine.walks import BLOCKED_REVEAL, BLOCKED_WALK, CEKI_WALK, PLAYERS
+from tests.referee.engine.walks import moves as _moves
+from tests.referee.engine.walks import passes as _passes
 
-PLAYERS = ["Andi", "Besse", "Cakra", "Daeng", "Evi"]
-
-CEKI_WALK = [
-    "6-6", "5-6", "5-5", "4-5", "4-4", "3-4", "3-3", "2-3", "2-2", "1-2", "1-1",
-    "0-1", "0-0", ("0-6", 0), "4-6", "2-4", "0-2", "0-5", "3-5", "1-3", ("1-6", 1),
-]  # fmt: skip
 PLAIN_WALK = CEKI_WALK[:-1] + ["1-4"]
 POLLO_WALK = [
     "6-6", "5-6", "5-5", "4-5", "4-4", "3-4", "3-3", "1-3", "1-1", "0-1", "0-0",
     "0-2", ("0-6", 6), "0-3", "3-5", "1-5", "1-4", "0-4", "0-5", ("2-5", 5), "2-2",
 ]  # fmt: skip
-BLOCKED_WALK = ["6-6", "3-6", "2-3", ("2-6", 2), "4-6", "4-5", ("5-6", 5)]
-BLOCKED_REVEAL = {
-    "0": ["0-3", "0-4", "0-5"],
-    "1": ["0-0", "0-1", "0-2"],
-    "2": ["1-1", "1-2", "1-3", "1-4"],
-    "3": ["1-5", "2-2", "2-4", "2-5"],
-}
 
 # Seat 1 passes (PASSEBUNGE) at move 1, later plays at move 6 and is LAST MAPPANO for the
 # passes at moves 7 (plain), 8 (seat 3's second PASSEBUNGE) and 9.
@@ -59,21 +49,6 @@ CAMAT_PASSES_MOVES = [
     {"seat": 3, "tile": "3-5", "on": 3}, {"seat": 4, "tile": "5-5", "on": 5},
     {"seat": 0, "tile": "0-3", "on": 0}, {"seat": 1, "tile": "2-3", "on": 3},
 ]  # fmt: skip
-
-
-def _moves(walk: list, leader: int = 0) -> list[dict]:
-    moves = []
-    for i, step in enumerate(walk):
-        tile, on = step if isinstance(step, tuple) else (step, None)
-        move = {"seat": (leader + i) % 5, "tile": tile}
-        if on is not None:
-            move["on"] = on
-        moves.append(move)
-    return moves
-
-
-def _passes(first: int, count: int = 5) -> list[dict]:
-    return [{"seat": (first + k) % 5, "pass": True} for k in range(count)]
 
 
 def _blocked(leader: int = 0, **counted: dict) -> dict:
