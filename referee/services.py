@@ -366,14 +366,14 @@ def event_submit(
                 entered_by=actor.label,
             )
         if refused is None:
-            session = _open_session(game)
+            session_id, session_number = _open_session(game)
             event = Event.objects.create(
                 game=game,
                 position=_next_position(game),
                 kind=kind,
                 payload=payload,
                 round_number=effect.round,
-                session=session,
+                session_id=session_id,
                 entered_by=actor.label,
             )
             game.version += 1
@@ -382,7 +382,8 @@ def event_submit(
                 **game.state,
                 "snapshot": snapshot,
                 "next_position": event.position + 1,
-                "session": session.number,
+                "session": session_number,
+                "session_id": session_id,
             }
             game.save(update_fields=["version", "state"])
             if effect.settled:  # the league's stats of that round, in this transaction
@@ -526,7 +527,7 @@ def session_start(*, game_id: Any, actor: Actor) -> GameSession:
     GameSession.objects.filter(game=game, ended_at__isnull=True).update(ended_at=timezone.now())
     session = GameSession.objects.create(game=game, number=game.sessions.count() + 1)
     game.version += 1
-    game.state = {**game.state, "session": session.number}
+    game.state = {**game.state, "session": session.number, "session_id": session.pk}
     game.save(update_fields=["version", "state"])
     return session
 
@@ -546,7 +547,7 @@ def session_end(*, game_id: Any, actor: Actor) -> GameSession:
     session.ended_at = timezone.now()
     session.save(update_fields=["ended_at"])
     game.version += 1
-    game.state = {**game.state, "session": None}
+    game.state = {**game.state, "session": None, "session_id": None}
     game.save(update_fields=["version", "state"])
     return session
 
@@ -562,7 +563,7 @@ def game_close(*, game_id: Any, actor: Actor) -> Game:
     game.status = Game.Status.CLOSED
     game.closed_at = now
     game.version += 1
-    game.state = {**game.state, "session": None}
+    game.state = {**game.state, "session": None, "session_id": None}
     game.save(update_fields=["status", "closed_at", "version", "state"])
     return game
 
@@ -626,12 +627,18 @@ def _check_rounds_kept(live: list[Event], effects: list[folding.Effects]) -> Non
             ).at(round=event.round_number, move=move)
 
 
-def _open_session(game: Game) -> GameSession:
-    """The open sitting, started on the first event if none is open."""
+def _open_session(game: Game) -> tuple[int, int]:
+    """The open sitting's (id, number), started on the first event if none is open.
+
+    The game row caches it (``state["session_id"]``, written by the services that open
+    and end sittings under the same lock), so a move in an open sitting costs no query.
+    """
+    if game.state.get("session") is not None and game.state.get("session_id") is not None:
+        return game.state["session_id"], game.state["session"]
     session = GameSession.objects.filter(game=game, ended_at__isnull=True).first()
     if session is None:
         session = GameSession.objects.create(game=game, number=game.sessions.count() + 1)
-    return session
+    return session.pk, session.number
 
 
 def _idempotent_replay(game: Game, idempotency: Idempotency | None) -> Outcome | None:

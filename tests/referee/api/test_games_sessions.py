@@ -88,6 +88,20 @@ def test_a_round_may_span_two_sessions_R27(table, load_scenario):
     assert table.result()["rounds"][0]["finish"] == "ceki"
 
 
+def test_each_event_belongs_to_the_sitting_open_when_it_was_entered_R27(table, load_scenario):
+    moves = load_scenario("02_ceki")["record"]["rounds"][0]["moves"]
+    table.accept(table.move(moves[0]))  # opens sitting 1
+    table.post("sessions/end/", client=table.organiser)
+    table.accept(table.move(moves[1]))  # no sitting open: opens sitting 2
+    table.post("sessions/", client=table.organiser)  # ends 2, opens 3
+    table.accept(table.move(moves[2]))
+    table.accept(table.move(moves[3]))
+
+    sittings = [e.session.number for e in Event.objects.order_by("position")]
+    assert sittings == [1, 2, 3, 3]
+    assert table.state()["session"] == 3
+
+
 # -- closing ---------------------------------------------------------------------------
 
 
