@@ -25,6 +25,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from referee import folding
+from referee.engine import Game as EngineGame
 from referee.engine import RefereeError, RuleSet
 from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
 from referee.engine.records import Record, export_record, replay
@@ -51,7 +52,7 @@ from referee.models import (
     TableToken,
     hash_token,
 )
-from referee.selectors import game_state, load_current_round
+from referee.selectors import game_state, game_state_for, load_current_round
 from scoring import services as league
 
 # A seat stores its player's name in at most this many characters (``Seat.name``).
@@ -594,15 +595,7 @@ def _check_open(game: Game, precondition: Precondition | None, actor: Actor) -> 
         raise GameClosed()
     if precondition is not None and precondition.version != game.version:
         error = PreconditionFailed if precondition.from_header else VersionMismatch
-        current = load_current_round(game)
-        engine, effects = folding.fold(
-            RuleSet.from_dict(game.rules), current.events_as_pairs(), snapshot=current.snapshot
-        )
-        raise error(
-            state=game_state(
-                game, engine, current.events, effects, viewer=actor.seat, players=current.players
-            )
-        )
+        raise error(state=game_state_for(game, viewer=actor.seat))
 
 
 def _check_rounds_kept(live: list[Event], effects: list[folding.Effects]) -> None:
@@ -672,29 +665,21 @@ def _remember(
         raise IdempotencyKeyReused() from None
 
 
-def _full_fold(game: Game) -> tuple[Any, list[folding.Effects]]:
+def _full_fold(game: Game) -> tuple[EngineGame, list[folding.Effects]]:
+    """Fold every live event of the game from its start (after a correction, for export)."""
     events = game.events.filter(revoked_by__isnull=True).order_by("position")
     return folding.fold(RuleSet.from_dict(game.rules), [(e.kind, e.payload) for e in events])
 
 
 def _after_correction(game: Game, actor: Actor, extra: dict[str, Any]) -> dict[str, Any]:
     """Refold the whole game after a correction and re-cache its snapshot."""
-    rules = RuleSet.from_dict(game.rules)
-    live = list(game.events.filter(revoked_by__isnull=True).order_by("position"))
-    engine, _ = folding.fold(rules, [(e.kind, e.payload) for e in live])
-    snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(rules))
+    engine, _ = _full_fold(game)
+    snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(engine.rules))
     game.version += 1
     game.state = {**game.state, "snapshot": snapshot}
     game.save(update_fields=["version", "state"])
     league.seat_rounds_rebuild(game=game)  # the correction may change any settled round
-    current = load_current_round(game)
-    engine, effects = folding.fold(rules, current.events_as_pairs(), snapshot=current.snapshot)
-    return {
-        **extra,
-        "state": game_state(
-            game, engine, current.events, effects, viewer=actor.seat, players=current.players
-        ),
-    }
+    return {**extra, "state": game_state_for(game, viewer=actor.seat)}
 
 
 def _event_dict(event: Event, effect: folding.Effects | None = None) -> dict[str, Any]:
