@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from referee.engine.tiles import SEATS, seat_before
+
 
 class Ending(enum.Enum):
     """How a round ended: a FIRST CAPPU (R14) or blocked with a MANGUNO (R17)."""
@@ -41,6 +43,38 @@ class RoundOutcome:
     cucuq: int | None = None
     winner: int | None = None
     remaining_pips: tuple[int, ...] | None = None
+
+    @classmethod
+    def blocked(cls, *, manguno: int, remaining_pips: tuple[int, ...]) -> RoundOutcome:
+        """The outcome of a blocked round once every seat's remaining pips are known.
+
+        ``remaining_pips`` holds seats 0–4's pips (R18). MATTIKKENG are the
+        other seats with pips ≤ the MANGUNO's (R19); the winner is the lowest
+        of them, a tie going to the first clockwise from the seat after the
+        MANGUNO (R20 Decision), else the MANGUNO; CUCUQ only without
+        MATTIKKENG (R21).
+        """
+        mattikkeng = tuple(
+            s for s in range(SEATS) if s != manguno and remaining_pips[s] <= remaining_pips[manguno]
+        )
+        if mattikkeng:
+            order = [(manguno + k) % SEATS for k in range(1, SEATS)]
+            winner = min(
+                (s for s in order if s in mattikkeng),
+                key=lambda s: (remaining_pips[s], order.index(s)),
+            )
+            cucuq = None
+        else:
+            winner = manguno
+            cucuq = seat_before(manguno)
+        return cls(
+            ending=Ending.BLOCKED,
+            manguno=manguno,
+            mattikkeng=mattikkeng,
+            cucuq=cucuq,
+            winner=winner,
+            remaining_pips=remaining_pips,
+        )
 
     def is_settled(self) -> bool:
         """Whether the winner is known (always after a CAPPU; after the reveals if blocked)."""

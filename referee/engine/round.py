@@ -703,28 +703,8 @@ class Round:
                     pips=pips,
                 )
         pips_by_seat = tuple(p for p in remaining if p is not None)
-        manguno = self.outcome.manguno
-        mattikkeng = tuple(
-            s for s in range(SEATS) if s != manguno and pips_by_seat[s] <= pips_by_seat[manguno]
-        )  # R19
-        if mattikkeng:
-            # R20 Decision: lowest pips; on a tie, first clockwise from the seat after the MANGUNO.
-            order = [(manguno + k) % SEATS for k in range(1, SEATS)]
-            winner = min(
-                (s for s in order if s in mattikkeng),
-                key=lambda s: (pips_by_seat[s], order.index(s)),
-            )
-            cucuq = None  # R21
-        else:
-            winner = manguno
-            cucuq = seat_before(manguno)
-        self.outcome = RoundOutcome(
-            ending=Ending.BLOCKED,
-            manguno=manguno,
-            mattikkeng=mattikkeng,
-            cucuq=cucuq,
-            winner=winner,
-            remaining_pips=pips_by_seat,
+        self.outcome = RoundOutcome.blocked(
+            manguno=self.outcome.manguno, remaining_pips=pips_by_seat
         )
 
 
