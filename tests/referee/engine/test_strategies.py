@@ -1,0 +1,257 @@
+"""Computer seats' strategies (R39): only legal moves, never a hidden tile, reproducible.
+
+Games are dealt at random from a seed Hypothesis draws; every hand is declared
+(R31) so the rules core itself judges each chosen move against the seat's hand.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import referee.engine.strategies as strategies_module
+from referee.engine.errors import RefereeError
+from referee.engine.game import Game
+from referee.engine.moves import Pass, Play
+from referee.engine.records import replay_record
+from referee.engine.rules import RuleSet
+from referee.engine.selfplay import play_game
+from referee.engine.simulation import _deal
+from referee.engine.strategies import (
+    STRATEGIES,
+    SeatView,
+    choose,
+    decision_rng,
+    observe,
+)
+from referee.engine.tiles import ALL_TILES, SEATS, Tile
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+NAMES = sorted(STRATEGIES)
+
+
+def _position(seed: int, rounds: int, stop: int) -> tuple[Game, list[set[Tile]], int]:
+    """A game whose last round is stopped after ``stop`` moves, every hand declared (R31).
+
+    Earlier rounds are played out by ``random``; returns the game, the last
+    round's dealt hands (unplayed tiles) and the seat whose turn it is.
+    """
+    rng = random.Random(seed)
+    game = Game()
+    for number in range(1, rounds + 1):
+        hands = _deal(rng, game.rules, first=number == 1)
+        for seat in range(SEATS):
+            game.declare(seat, sorted(hands[seat]))
+        current = game.rounds[-1].round
+        leader = game.expected_leader()
+        if leader is None:
+            double = next(d for d in game.rules.first_lead_doubles if any(d in h for h in hands))
+            leader = next(s for s in range(SEATS) if double in hands[s])
+        seat: int | None = leader
+        while seat is not None and (number < rounds or len(current.moves) < stop):
+            move = choose("random", observe(game, seat, hands[seat]), rng)
+            game.push(move)
+            if isinstance(move, Play):
+                hands[seat].discard(move.tile)
+            seat = current.turn
+        if number == rounds:
+            if seat is None:  # the round ended before ``stop``: look at the next lead
+                seat = game.expected_leader()
+                hands = _deal(rng, game.rules, first=False)
+            return game, hands, seat
+    raise AssertionError("unreachable")
+
+
+positions = st.tuples(st.integers(0, 2**32 - 1), st.integers(1, 3), st.integers(0, 22))
+
+
+@SETTINGS
+@given(positions, st.sampled_from(NAMES), st.integers(0, 2**16))
+def test_every_strategy_chooses_only_a_move_the_rules_accept_r39(position, name, seed):
+    game, hands, seat = _position(*position)
+    view = observe(game, seat, hands[seat])
+    current = game.current
+
+    move = choose(name, view, random.Random(seed))
+
+    assert move.seat == seat
+    if current is not None and current.round.moves:
+        # With the seat's hand declared the core knows exactly its legal moves (R31).
+        assert move in current.round.legal_moves_for(seat)
+        game.push(move)  # and accepts it: no RefereeError
+    else:
+        assert isinstance(move, Play)
+        assert move.tile in hands[seat]
+
+
+@SETTINGS
+@given(st.integers(0, 2**32 - 1), st.sampled_from(NAMES))
+def test_whole_games_of_each_strategy_replay_without_a_refusal_r39(seed, name):
+    others = [random.Random(seed).choice(NAMES) for _ in range(SEATS - 1)]
+    record = play_game(strategies=[name, *others], rounds=4, seed=seed)
+
+    result = replay_record(record)  # the referee judges every move against a declared hand
+
+    assert [r["ending"] for r in result["rounds"]].count(None) == 0
+    assert len(result["rounds"]) == 4
+
+
+def _other_deal(game: Game, seat: int, rng: random.Random) -> list[frozenset[Tile]] | None:
+    """Another deal of the round in play that agrees with all ``seat`` may know, or None.
+
+    The tiles ``seat`` cannot see (the others' unplayed tiles and the sleeping
+    ones) are dealt again at random; the round replayed with those hands
+    declared must be accepted by the rules core, which checks every pass
+    (R31, R32) and the first lead's assertion (R5).
+    """
+    rnd = game.rounds[-1].round
+    hidden = [t for s in range(SEATS) if s != seat for t in rnd.hands[s] if t not in rnd.played]
+    declared = set().union(*rnd.hands.values())
+    sleeping = [t for t in ALL_TILES if t not in declared]
+    pool = hidden + sleeping
+    for _ in range(50):
+        rng.shuffle(pool)
+        hands: list[frozenset[Tile]] = []
+        taken = 0
+        for s in range(SEATS):
+            if s == seat:
+                hands.append(rnd.hands[s])
+                continue
+            left = rnd.tiles_left(s)
+            unplayed = pool[taken : taken + left]
+            taken += left
+            hands.append(frozenset(t for t in rnd.hands[s] if t in rnd.played) | set(unplayed))
+        if hands == [rnd.hands[s] for s in range(SEATS)]:
+            continue
+        other = _replayed(game, hands)
+        if other is not None:
+            return other
+    return None
+
+
+def _replayed(game: Game, hands: list[frozenset[Tile]]) -> list[frozenset[Tile]] | None:
+    """The hands if the game's rounds replay with the last round's hands swapped for them."""
+    replay = Game(game.rules)
+    try:
+        for index, game_round in enumerate(game.rounds):
+            rnd = game_round.round
+            last = index == len(game.rounds) - 1
+            for s in range(SEATS):
+                replay.declare(s, sorted(hands[s] if last else rnd.hands[s]))
+            for move in rnd.moves:
+                replay.push(move)
+    except RefereeError:
+        return None
+    return hands
+
+
+@SETTINGS
+@given(positions, st.sampled_from(NAMES), st.integers(0, 2**16), st.integers(0, 2**16))
+def test_a_strategy_never_reads_a_hidden_tile_r39(position, name, seed, reshuffle):
+    game, hands, seat = _position(*position)
+    current = game.current
+    if current is None or not current.round.moves:
+        return  # a lead sees no other seat's play: covered by the first test
+    other_hands = _other_deal(game, seat, random.Random(reshuffle))
+    if other_hands is None:
+        return  # no other deal agrees with what the seat knows (a rare forced position)
+    other = Game(game.rules)
+    for index, game_round in enumerate(game.rounds):
+        last = index == len(game.rounds) - 1
+        for s in range(SEATS):
+            other.declare(s, sorted(other_hands[s] if last else game_round.round.hands[s]))
+        for move in game_round.round.moves:
+            other.push(move)
+
+    view = observe(game, seat, hands[seat])
+    other_view = observe(other, seat, hands[seat])
+
+    assert other.rounds[-1].round.hands != game.rounds[-1].round.hands
+    assert other_view == view  # a strategy is given nothing else
+    assert choose(name, other_view, random.Random(seed)) == choose(name, view, random.Random(seed))
+
+
+def test_the_same_seed_gives_the_same_game_and_another_seed_another_r39():
+    seats = ["strong", "greedy", "random", "greedy", "random"]
+
+    first = play_game(strategies=seats, rounds=3, seed=7)
+
+    assert play_game(strategies=seats, rounds=3, seed=7) == first
+    assert play_game(strategies=seats, rounds=3, seed=8) != first
+
+
+def test_decision_rng_depends_on_seed_round_and_move_only():
+    assert decision_rng("g", 2, 5).random() == decision_rng("g", 2, 5).random()
+    assert decision_rng("g", 2, 5).random() != decision_rng("g", 2, 6).random()
+    assert decision_rng("g", 2, 5).random() != decision_rng("h", 2, 5).random()
+
+
+def _view(hand: list[str], ends: tuple[int, int] | None, **fields) -> SeatView:
+    data = {
+        "seat": 0,
+        "hand": tuple(sorted(Tile.parse(t) for t in hand)),
+        "ends": ends,
+        "first_of_game": False,
+        "played": frozenset(),
+        "tiles_left": (len(hand), 5, 5, 5, 5),
+        "has_played": (True,) * SEATS,
+        "passed_on": (frozenset(),) * SEATS,
+        "sleeping": frozenset(),
+        "last_mappano": 4,
+        "consecutive_passes": 0,
+        "table": 25,
+        "stones": (0,) * SEATS,
+        "rules": RuleSet(),
+    }
+    data.update(fields)
+    return SeatView(**data)
+
+
+def test_greedy_plays_its_heaviest_playable_tile_a_lempa_first_on_a_tie():
+    view = _view(["1-2", "3-3", "0-6", "2-4", "5-5"], (3, 6))
+
+    assert choose("greedy", view, random.Random(0)) == Play(0, Tile.parse("3-3"), 3)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_seat_with_no_tile_for_an_open_end_passes_r9(name):
+    view = _view(["1-2", "0-0"], (3, 6))
+
+    assert choose(name, view, random.Random(0)) == Pass(0)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_first_lead_of_a_game_is_the_first_listed_double_held_r5(name):
+    view = _view(["5-5", "4-4", "0-1", "2-3", "1-6"], None, first_of_game=True)
+
+    assert choose(name, view, random.Random(0)) == Play(0, Tile.parse("5-5"))
+
+
+def test_strong_playouts_agree_with_the_rules_core_on_the_stones_r23():
+    """The playout's own fast round (tile numbers, greedy order) ends as the core's fold."""
+    for seed in range(30):
+        record = play_game(strategies=["greedy"] * SEATS, rounds=3, seed=seed)
+        game = Game()
+        result = replay_record(record)
+        for number, data in enumerate(record["rounds"]):
+            hands = {int(s): {Tile.parse(t) for t in tiles} for s, tiles in data["hands"].items()}
+            for s in range(SEATS):
+                game.declare(s, sorted(hands[s]))
+            first = data["moves"][0]
+            leader = first["seat"]
+            view = observe(game, leader, hands[leader])
+            others = {
+                s: [strategies_module._NUMBER[t] for t in hands[s]]
+                for s in range(SEATS)
+                if s != leader
+            }
+            lead = Play(leader, Tile.parse(first["tile"]))
+            assert lead in view.legal_moves()
+            # the whole round greedy from its lead, as the playout plays it
+            held = strategies_module._playout(view, others, lead)
+            for move in data["moves"]:
+                game.push(move)
+            assert held == result["rounds"][number]["after"]["stones"][leader]
