@@ -173,8 +173,9 @@ def strong_strategy(view: SeatView, rng: random.Random) -> Move:
     if len(moves) == 1:
         return moves[0]
     totals = [0] * len(moves)
+    unseen = _unseen_by_seat(view)
     for _ in range(STRONG_SAMPLES):
-        others = _sample_hidden(view, rng)
+        others = _sample_hidden(view, unseen, rng)
         if others is None:
             continue
         for index, move in enumerate(moves):
@@ -227,6 +228,7 @@ _LOW = tuple(t.low for t in ALL_TILES)
 _HIGH = tuple(t.high for t in ALL_TILES)
 _PIPS = tuple(t.pips for t in ALL_TILES)
 _NUMBER = {t: i for i, t in enumerate(ALL_TILES)}
+_NEXT_SEAT = tuple(next_seat(s) for s in range(SEATS))
 _GREEDY_RANK = {
     i: rank
     for rank, i in enumerate(
@@ -235,13 +237,10 @@ _GREEDY_RANK = {
 }
 
 
-def _sample_hidden(view: SeatView, rng: random.Random) -> dict[int, list[int]] | None:
-    """A random deal of the unseen tiles (as numbers) to the other seats, consistent with the view.
-
-    Each other seat gets ``tiles_left`` tiles carrying no value it passed on
-    (R32); the rest sleep (asserted-sleeping tiles always do, R5). Seats with
-    the fewest spare candidates are dealt first; ``None`` after a few dead ends.
-    """
+def _unseen_by_seat(view: SeatView) -> tuple[int, dict[int, list[int]], list[int]]:
+    """What ``view.seat`` cannot see: how many tiles (as numbers), which of them each other
+    seat may hold (none carrying a value it passed on, R32; never an asserted-sleeping
+    tile, R5), and the other seats, those with the fewest spare candidates first."""
     own = set(view.hand)
     unseen = [
         i
@@ -255,6 +254,19 @@ def _sample_hidden(view: SeatView, rng: random.Random) -> dict[int, list[int]] |
         for lacks in (view.passed_on[s],)
     }
     order = sorted(others, key=lambda s: (len(allowed[s]) - view.tiles_left[s], s))
+    return len(unseen), allowed, order
+
+
+def _sample_hidden(
+    view: SeatView, unseen: tuple[int, dict[int, list[int]], list[int]], rng: random.Random
+) -> dict[int, list[int]] | None:
+    """A random deal of the unseen tiles to the other seats, consistent with the view.
+
+    Each other seat gets ``tiles_left`` of the tiles it may hold
+    (``_unseen_by_seat``), in greedy order; the rest sleep. ``None`` after a
+    few dead ends (seats dealt first took what a later one needed).
+    """
+    count, allowed, order = unseen
     for _ in range(8):
         taken: set[int] = set()
         hands: dict[int, list[int]] = {}
@@ -262,10 +274,12 @@ def _sample_hidden(view: SeatView, rng: random.Random) -> dict[int, list[int]] |
             pool = [i for i in allowed[seat] if i not in taken]
             if len(pool) < view.tiles_left[seat]:
                 break
-            hands[seat] = rng.sample(pool, view.tiles_left[seat])
+            hands[seat] = sorted(
+                rng.sample(pool, view.tiles_left[seat]), key=_GREEDY_RANK.__getitem__
+            )
             taken.update(hands[seat])
         else:
-            if len(unseen) - len(taken) <= MAX_SLEEPING:
+            if count - len(taken) <= MAX_SLEEPING:
                 return hands
     return None
 
@@ -273,15 +287,17 @@ def _sample_hidden(view: SeatView, rng: random.Random) -> dict[int, list[int]] |
 def _playout(view: SeatView, others: dict[int, list[int]], first: Move) -> int:
     """Stones ``view.seat`` holds after its round is played out from ``first`` on this deal.
 
-    Every later move is ``greedy``'s (the first tile of a hand in greedy order
-    that an open end takes, on the lower end value if it fits both); passes,
+    ``others``: the other seats' tiles as numbers, in greedy order. Every
+    later move is ``greedy``'s (the first tile of a hand in greedy order that
+    an open end takes, on the lower end value if it fits both). A pass's
+    stones are R23a's, reckoned here for speed (one giver: the LAST MAPPANO);
     the end-of-round award and a CAMAT's election are the rules core's
-    (``scoring.core.settlement``).
+    (``scoring.core.settlement``). A test holds it to the core's fold.
     """
     rules = view.rules
-    hands = {s: sorted(tiles, key=_GREEDY_RANK.__getitem__) for s, tiles in others.items()}
+    hands = {s: list(tiles) for s, tiles in others.items()}
     hands[view.seat] = sorted((_NUMBER[t] for t in view.hand), key=_GREEDY_RANK.__getitem__)
-    ledger = Ledger(total=rules.starting_stones, table=view.table, stones=list(view.stones))
+    table, stones = view.table, list(view.stones)
     has_played = list(view.has_played)
     last_mappano = view.last_mappano
     passes = view.consecutive_passes
@@ -297,7 +313,7 @@ def _playout(view: SeatView, others: dict[int, list[int]], first: Move) -> int:
         hands[seat].remove(tile)
         has_played[seat] = True
         last_mappano = seat
-        seat = next_seat(seat)
+        seat = _NEXT_SEAT[seat]
         tile = -1
     else:
         left, right = view.ends
@@ -317,18 +333,19 @@ def _playout(view: SeatView, others: dict[int, list[int]], first: Move) -> int:
             assert last_mappano is not None
             passes += 1
             closing = passes == SEATS
-            settlement.pass_award(
-                ledger,
-                rules,
-                seat=seat,
-                passebunge=not has_played[seat],
-                closing=closing,
-                last_mappano=last_mappano,
-                move=0,
-            )
+            if rules.closing_pass_counts or not closing:  # R23a, R40
+                wanted = rules.pass_stones if has_played[seat] else rules.passebunge_stones
+                from_table = min(wanted, table)
+                table -= from_table
+                stones[seat] += from_table
+                if from_table < wanted and last_mappano != seat:
+                    given = min(wanted - from_table, stones[last_mappano])
+                    stones[last_mappano] -= given
+                    stones[seat] += given
             if closing:  # R17: blocked; every remainder is known in the playout (R18)
                 pips = tuple(sum(_PIPS[i] for i in hands[s]) for s in range(SEATS))
                 outcome = RoundOutcome.blocked(manguno=seat, remaining_pips=pips)
+                ledger = Ledger(total=rules.starting_stones, table=table, stones=stones)
                 settlement.round_award(ledger, rules, outcome)
                 return ledger.stones[view.seat]
         else:
@@ -352,8 +369,9 @@ def _playout(view: SeatView, others: dict[int, list[int]], first: Move) -> int:
                     cucuq=seat_before(seat),
                     winner=seat,
                 )
+                ledger = Ledger(total=rules.starting_stones, table=table, stones=stones)
                 settlement.round_award(ledger, rules, outcome)
                 settlement.camat_election(ledger, outcome)
                 return ledger.stones[view.seat]
-        seat = next_seat(seat)
+        seat = _NEXT_SEAT[seat]
         tile = -1
