@@ -230,11 +230,19 @@ def test_the_first_lead_of_a_game_is_the_first_listed_double_held_r5(name):
     assert choose(name, view, random.Random(0)) == Play(0, Tile.parse("5-5"))
 
 
-def test_strong_playouts_agree_with_the_rules_core_on_the_stones_r23():
+@pytest.mark.parametrize(
+    "rules",
+    [
+        RuleSet(),
+        RuleSet(starting_stones=3),  # shortfalls from the LAST MAPPANO (R23a) and CAMATs
+        RuleSet(starting_stones=5, closing_pass_counts=False, passebunge_stones=3),  # R40
+    ],
+)
+def test_strong_playouts_agree_with_the_rules_core_on_the_stones_r23(rules):
     """The playout's own fast round (tile numbers, greedy order) ends as the core's fold."""
     for seed in range(30):
-        record = play_game(strategies=["greedy"] * SEATS, rounds=3, seed=seed)
-        game = Game()
+        record = play_game(strategies=["greedy"] * SEATS, rounds=4, seed=seed, rules=rules)
+        game = Game(rules)
         result = replay_record(record)
         for number, data in enumerate(record["rounds"]):
             hands = {int(s): {Tile.parse(t) for t in tiles} for s, tiles in data["hands"].items()}
@@ -244,7 +252,10 @@ def test_strong_playouts_agree_with_the_rules_core_on_the_stones_r23():
             leader = first["seat"]
             view = observe(game, leader, hands[leader])
             others = {
-                s: [strategies_module._NUMBER[t] for t in hands[s]]
+                s: sorted(
+                    (strategies_module._NUMBER[t] for t in hands[s]),
+                    key=strategies_module._GREEDY_RANK.__getitem__,
+                )
                 for s in range(SEATS)
                 if s != leader
             }
