@@ -15,11 +15,12 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from referee.engine.game import Game
 from referee.engine.moves import Play
-from referee.engine.records import RECORD_FORMAT
+from referee.engine.records import RECORD_FORMAT, result_of
 from referee.engine.rules import DEFAULT_RULES, RuleSet
 from referee.engine.simulation import _deal
 from referee.engine.strategies import STRATEGIES, choose, decision_rng, observe
@@ -28,8 +29,24 @@ from referee.engine.tiles import SEATS
 Z_95 = statistics.NormalDist().inv_cdf(0.975)
 """The normal quantile of a two-sided 95 % interval (≈ 1.96)."""
 
+T_95 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+"""Student's t quantile of a two-sided 95 % interval for 1–30 degrees of freedom."""
+
 DecisionTimer = Callable[[str, float], None]
 """Told each decision's strategy name and its time in seconds (``play_game``'s ``timer``)."""
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """A self-played game: its ``domeng-record/1`` record and the ``domeng-result/1`` the
+    referee reached while it was played (``replay_record(record)`` gives it again)."""
+
+    record: dict[str, Any]
+    result: dict[str, Any]
 
 
 def play_game(
@@ -40,9 +57,9 @@ def play_game(
     rules: RuleSet = DEFAULT_RULES,
     players: Sequence[str] | None = None,
     timer: DecisionTimer | None = None,
-) -> dict[str, Any]:
-    """A ``domeng-record/1`` record of ``rounds`` whole rounds with seat s played by
-    ``strategies[s]`` (five names of ``STRATEGIES``).
+) -> PlayedGame:
+    """A game of ``rounds`` whole rounds with seat s played by ``strategies[s]`` (five
+    names of ``STRATEGIES``), as its record and result.
 
     The deal and every decision follow from ``seed`` alone (``decision_rng``
     of the seed, the round and the move), so the same arguments give the
@@ -81,38 +98,54 @@ def play_game(
                 hands[seat].discard(move.tile)
             seat = current.turn
         record_rounds.append(data)
-    return {
+    record = {
         "format": RECORD_FORMAT,
         "players": list(players or [f"{name} {s}" for s, name in enumerate(strategies)]),
         "rules": None if rules == DEFAULT_RULES else rules.to_dict(),
         "rounds": record_rounds,
     }
+    return PlayedGame(record, result_of(game))
 
 
 def interval(values: Sequence[float]) -> dict[str, float | int | None]:
-    """Mean of ``values`` with a 95 % confidence interval (normal approximation).
+    """Mean of ``values`` with a 95 % confidence interval (Student's t; normal beyond 31 values).
 
-    ``{"mean", "low", "high", "n"}``; ``low``/``high`` are ``None`` for fewer
-    than two values.
+    ``{"mean", "low", "high", "n"}``; ``mean`` is ``None`` without values,
+    ``low``/``high`` are ``None`` for fewer than two.
     """
     n = len(values)
-    mean = statistics.fmean(values) if values else math.nan
     if n < 2:
-        return {"mean": mean, "low": None, "high": None, "n": n}
-    half = Z_95 * statistics.stdev(values) / math.sqrt(n)
+        return {"mean": values[0] if values else None, "low": None, "high": None, "n": n}
+    mean = statistics.fmean(values)
+    quantile = T_95[n - 2] if n - 1 <= len(T_95) else Z_95
+    half = quantile * statistics.stdev(values) / math.sqrt(n)
     return {"mean": mean, "low": mean - half, "high": mean + half, "n": n}
+
+
+def mean_stones_held(result: dict[str, Any]) -> list[float] | None:
+    """Per seat 0–4, the mean stones held after each settled round of one game's
+    ``domeng-result/1`` (R22–R25); ``None`` when no round is settled."""
+    settled = [r for r in result["rounds"] if r["winner"] is not None]
+    if not settled:
+        return None
+    return [statistics.fmean(r["after"]["stones"][s] for r in settled) for s in range(SEATS)]
+
+
+def advantage(means: Sequence[float], seat: int) -> float:
+    """``seat``'s mean stones held minus the other four seats' mean (negative: it does better)."""
+    return means[seat] - statistics.fmean(m for s, m in enumerate(means) if s != seat)
 
 
 def summarise(results: Sequence[dict[str, Any]], strategies: Sequence[str]) -> dict[str, Any]:
     """Figures per seat over the ``domeng-result/1`` results of independent games.
 
-    For each seat 0–4: its strategy, ``stones_held`` — the mean stones it
-    held after a round (R22–R25), with a 95 % interval taken over the games'
-    means (rounds of one game are not independent: stones carry over, R27) —
-    and ``rounds_won``, ``ceki``, ``pollo`` (rounds it won so, R15/R16),
-    ``manguno`` (R17), ``mattikkeng`` (R19) and ``camat`` (elections, R24)
-    counts. ``advantage`` is, per seat, the mean over games of its stones
-    held minus the other four seats' mean (negative: it does better).
+    For each seat 0–4: its strategy; ``stones_held``, the mean stones it held
+    after a round (R22–R25) with a 95 % interval taken over the games' means
+    (rounds of one game are not independent: stones carry over, R27);
+    ``advantage``, the same for its stones held minus the other four seats'
+    mean; and counts of ``rounds_won``, ``ceki`` and ``pollo`` (rounds it won
+    so, R15/R16), ``manguno`` (R17), ``mattikkeng`` (R19) and ``camat``
+    (elections, R24).
     """
     per_game: list[list[float]] = [[] for _ in range(SEATS)]
     per_game_advantage: list[list[float]] = [[] for _ in range(SEATS)]
@@ -122,27 +155,25 @@ def summarise(results: Sequence[dict[str, Any]], strategies: Sequence[str]) -> d
     ]
     rounds = 0
     for result in results:
-        held = [0.0] * SEATS
-        game_rounds = [r for r in result["rounds"] if r["winner"] is not None]
-        for data in game_rounds:
+        for data in result["rounds"]:
+            if data["winner"] is None:
+                continue
             rounds += 1
-            for seat in range(SEATS):
-                held[seat] += data["after"]["stones"][seat]
-                counts[seat]["mattikkeng"] += seat in data["mattikkeng"]
             counts[data["winner"]]["rounds_won"] += 1
             if data["finish"] in ("ceki", "pollo"):
                 counts[data["winner"]][data["finish"]] += 1
             if data["manguno"] is not None:
                 counts[data["manguno"]]["manguno"] += 1
+            for seat in data["mattikkeng"]:
+                counts[seat]["mattikkeng"] += 1
             if data["camat_elected"] is not None:
                 counts[data["camat_elected"]]["camat"] += 1
-        if not game_rounds:
+        means = mean_stones_held(result)
+        if means is None:
             continue
-        means = [h / len(game_rounds) for h in held]
         for seat in range(SEATS):
             per_game[seat].append(means[seat])
-            others = [means[s] for s in range(SEATS) if s != seat]
-            per_game_advantage[seat].append(means[seat] - statistics.fmean(others))
+            per_game_advantage[seat].append(advantage(means, seat))
     return {
         "games": len(results),
         "rounds": rounds,
