@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 PYTHON_BOOT := $(shell for p in python3.11 python3; do \
 	$$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: run demo test bench lint schema schema-check install clean messages makemessages screenshots
+.PHONY: run demo test bench bench-ladder lint schema schema-check install clean messages makemessages screenshots
 
 install: $(STAMP)
 
@@ -38,6 +38,10 @@ demo: $(STAMP)
 # league reads; writes BENCHMARKS.md and BENCHMARKS.json (BENCH_QUICK=1: about a minute).
 bench: $(VENV)/.installed-bench
 	scripts/with-postgres $(PY) -m bench
+
+# The computer seats' strength ladder alone (R39), into BENCHMARKS.md/.json of the last run.
+bench-ladder: $(VENV)/.installed-bench
+	$(PY) -m bench --ladder
 
 $(VENV)/.installed-bench: pyproject.toml | $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,bench]'

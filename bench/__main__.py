@@ -9,9 +9,13 @@
 4. With gunicorn stopped: one move request timed and profiled (``bench.profiling``),
    then league reads at each season size (``bench.league``).
 
+5. The computer seats' strength ladder (``bench.ladder``, R39), in the rules core alone.
+
 Every knob is an environment variable (``BENCH_*``, listed in ``Config``);
 ``BENCH_QUICK=1`` is a run of about a minute. ``python -m bench --render`` writes
-BENCHMARKS.md again from BENCHMARKS.json (after editing ``bench/ANALYSIS.md``).
+BENCHMARKS.md again from BENCHMARKS.json (after editing ``bench/ANALYSIS.md``);
+``python -m bench --ladder`` (``make bench-ladder``) runs the ladder alone and puts it
+into the saved measurements of the last full run.
 The exit status is 1 when a check fails (an error, a result that differs from
 the replay, growth worse than linear, query counts that grow), 0 otherwise.
 """
@@ -33,7 +37,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import core, report
+from bench import core, ladder, report
 from bench.server import ROOT, Gunicorn, bench_database, gunicorn_server, server_facts
 
 LOAD_TIMEOUT_SECONDS = 900
@@ -69,6 +73,9 @@ class Config:
     league_sizes: tuple[int, ...]
     league_repeat: int
     profile_games: int
+    ladder_rounds: int
+    ladder_game_rounds: int
+    ladder_jobs: int
     seed: int
     database: str
     output: str
@@ -107,6 +114,9 @@ class Config:
             ),
             league_repeat=_int("BENCH_LEAGUE_REPEAT", 5 if quick else 15),
             profile_games=_int("BENCH_PROFILE_GAMES", 2 if quick else 4),
+            ladder_rounds=_int("BENCH_LADDER_ROUNDS", 1000 if quick else 10000),
+            ladder_game_rounds=_int("BENCH_LADDER_GAME_ROUNDS", 20),
+            ladder_jobs=_int("BENCH_LADDER_JOBS", 0),
             seed=_int("BENCH_SEED", 1),
             database=os.environ.get("BENCH_DATABASE") or "domeng_bench",
             output=os.environ.get("BENCH_OUTPUT") or str(ROOT / "BENCHMARKS.md"),
@@ -291,6 +301,25 @@ def run_load(config: Config, env: dict[str, str], token: str, tmp: Path) -> dict
     return results
 
 
+def run_ladder(config: Config) -> dict[str, Any]:
+    """Section 6: the computer seats' strength ladder (R39)."""
+    say(f"strength ladder: {config.ladder_rounds} rounds a rung")
+    results = ladder.run(
+        rounds=config.ladder_rounds,
+        game_rounds=config.ladder_game_rounds,
+        seed=config.seed,
+        jobs=config.ladder_jobs,
+    )
+    for row in results["rungs"]:
+        a = row["advantage"]
+        say(
+            f"ladder: {row['tested']} vs 4 {row['field']}: {a['mean']:+.3f} stones "
+            f"[{a['low']:+.3f}, {a['high']:+.3f}], p50/p99 {row['ms_per_move']['p50']:.2f}/"
+            f"{row['ms_per_move']['p99']:.1f} ms a move ({row['seconds']:.0f} s)"
+        )
+    return results
+
+
 def main() -> int:
     config = Config.from_env()
     if sys.argv[1:] == ["--render"]:  # after editing bench/ANALYSIS.md: no new measurement
@@ -299,6 +328,19 @@ def main() -> int:
         output.write_text(report.render(saved), encoding="utf-8")
         say(f"rendered {output} from {output.with_suffix('.json').name}")
         return 0
+    if sys.argv[1:] == ["--ladder"]:  # the ladder alone, into the last full run's report
+        output = Path(config.output)
+        saved_path = output.with_suffix(".json")
+        saved = json.loads(saved_path.read_text(encoding="utf-8")) if saved_path.exists() else {}
+        saved["ladder"] = run_ladder(config)
+        for key in ("BENCH_LADDER_ROUNDS", "BENCH_LADDER_GAME_ROUNDS", "BENCH_LADDER_JOBS"):
+            saved.setdefault("config", {})[key] = getattr(config, key[6:].lower())
+        output.write_text(report.render(saved), encoding="utf-8")
+        saved_path.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
+        failed = [what for what, ok in report.checks({"ladder": saved["ladder"]}) if not ok]
+        for what in failed:
+            say(f"FAILED: {what}")
+        return 1 if failed else 0
     started = time.perf_counter()
     results: dict[str, Any] = {
         "config": {f"BENCH_{k.upper()}": v for k, v in asdict(config).items()}
@@ -316,6 +358,7 @@ def main() -> int:
         seed=config.seed,
     )
     say(f"rules core: {results['core']['throughput']['rounds_per_second']:.0f} rounds/s")
+    results["ladder"] = run_ladder(config)
     with (
         tempfile.TemporaryDirectory(prefix="domeng-bench-") as tmp_name,
         bench_database(config.database) as database_url,

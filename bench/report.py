@@ -115,6 +115,36 @@ def checks(results: dict[str, Any]) -> list[tuple[str, bool]]:
                 results["league"]["queries_constant"],
             )
         )
+    if "ladder" in results:
+        found += _ladder_checks(results["ladder"])
+    return found
+
+
+def _ladder_checks(ladder: dict[str, Any]) -> list[tuple[str, bool]]:
+    found: list[tuple[str, bool]] = []
+    for row in ladder["rungs"]:
+        found.append(
+            (
+                f"ladder: every {row['tested']}-vs-{row['field']} record replays to its result",
+                row["replays_equal"] == row["games"],
+            )
+        )
+    strong = next((r for r in ladder["rungs"] if r["tested"] == "strong"), None)
+    if strong is not None:
+        high = strong["advantage"]["high"]
+        found.append(
+            (
+                "ladder: strong holds measurably fewer stones than greedy in its seat "
+                "(the 95 % interval of the difference is below 0)",
+                high is not None and high < 0,
+            )
+        )
+        found.append(
+            (
+                f"ladder: strong's p99 time per move ≤ {ladder['max_ms_per_move']:.0f} ms",
+                strong["ms_per_move"]["p99"] <= ladder["max_ms_per_move"],
+            )
+        )
     return found
 
 
@@ -168,6 +198,8 @@ def render(results: dict[str, Any]) -> str:
         out += _league(results["league"])
     if "profile" in results:
         out += _profile(results["profile"])
+    if "ladder" in results:
+        out += _ladder(results["ladder"])
     if ANALYSIS.exists() and results.get("include_analysis", True):
         out += ["", ANALYSIS.read_text(encoding="utf-8").rstrip(), ""]
     return "\n".join(out).rstrip() + "\n"
@@ -212,6 +244,16 @@ def _summary(results: dict[str, Any]) -> list[str]:
             f"- One move in-process: {_f(p['wall_ms_mean'], 2)} ms mean, of which SQL "
             f"{_f(p['sql_ms_mean'], 2)} ms over {_f(p['queries_median'], 0)} queries."
         )
+    if "ladder" in results:
+        for row in results["ladder"]["rungs"]:
+            a = row["advantage"]
+            lines.append(
+                f"- Ladder: **{row['tested']}** against four {row['field']} holds "
+                f"**{_f(a['mean'], 2)}** stones a round more than they do "
+                f"(95 % CI {_f(a['low'], 2)} to {_f(a['high'], 2)}; {_f(row['rounds'])} rounds); "
+                f"{_f(row['ms_per_move']['p50'], 2)} / {_f(row['ms_per_move']['p99'], 1)} ms "
+                "a move (p50/p99)."
+            )
     return lines + [""]
 
 
@@ -465,5 +507,54 @@ def _profile(p: dict[str, Any]) -> list[str]:
             ]
             for t in p["top_own"]
         ],
+    )
+    return lines
+
+
+def _ladder(ladder: dict[str, Any]) -> list[str]:
+    lines = [
+        "## 6. Computer seats: the strength ladder (R39)",
+        "",
+        "The rules core alone (`bench/ladder.py`, `referee.engine.selfplay`): one seat plays "
+        "the tested strategy, the other four another, over games of "
+        f"{ladder['game_rounds']} rounds dealt from the seed; the tested seat moves round the "
+        "table from game to game. *Difference* is the tested seat's mean stones held after a "
+        "round minus the other four seats' mean (negative: it holds fewer, which is better), "
+        "with a 95 % interval over the games (independent; rounds of a game are not). Every "
+        "game's record is replayed and must give the result its play reached. Times are "
+        f"measured around each decision of the tested strategy, in {ladder['jobs']} processes "
+        f"(load average {ladder['load_average'][0]} at the start, "
+        f"{ladder['load_average'][1]} at the end).",
+        "",
+    ]
+    rows = []
+    for row in ladder["rungs"]:
+        a, m, c = row["advantage"], row["ms_per_move"], row["ms_per_move_with_a_choice"]
+        rows.append(
+            [
+                f"{row['tested']} vs 4 × {row['field']}",
+                _f(row["rounds"]),
+                _f(row["held"]["mean"], 2),
+                _f(row["others_held"]["mean"], 2),
+                f"**{_f(a['mean'], 3)}** [{_f(a['low'], 3)}, {_f(a['high'], 3)}]",
+                f"{_f(m['p50'], 2)} / {_f(m['p99'], 1)}",
+                f"{_f(c['p50'], 2)} / {_f(c['p99'], 1)} / {_f(c['max'], 1)}",
+                f"{row['replays_equal']}/{row['games']}",
+                _f(row["seconds"], 0),
+            ]
+        )
+    lines += _table(
+        [
+            "rung",
+            "rounds",
+            "tested holds",
+            "others hold",
+            "difference [95 % CI]",
+            "ms a move p50 / p99",
+            "with a choice p50 / p99 / max",
+            "replays equal",
+            "s",
+        ],
+        rows,
     )
     return lines

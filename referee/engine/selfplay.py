@@ -36,8 +36,9 @@ T_95 = (
 )  # fmt: skip
 """Student's t quantile of a two-sided 95 % interval for 1–30 degrees of freedom."""
 
-DecisionTimer = Callable[[str, float], None]
-"""Told each decision's strategy name and its time in seconds (``play_game``'s ``timer``)."""
+DecisionTimer = Callable[[str, float, int], None]
+"""Told each decision's strategy name, its time in seconds and how many legal moves it
+chose from (``play_game``'s ``timer``; 1 for a forced move)."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ def play_game(
             started = time.perf_counter()
             move = choose(strategies[seat], view, decision_rng(seed, number, len(current.moves)))
             if timer is not None:
-                timer(strategies[seat], time.perf_counter() - started)
+                timer(strategies[seat], time.perf_counter() - started, len(view.legal_moves()))
             game.push(move)
             data["moves"].append(move.to_dict())
             if isinstance(move, Play):

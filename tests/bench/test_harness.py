@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from bench import core, report
+from bench import core, ladder, report
 from bench.load import record_events, table_records
 from referee.engine.records import replay_record
 
@@ -105,3 +105,49 @@ def test_small_table_counts_play_longer_games_and_large_ones_shorter(monkeypatch
     config = Config.from_env()
 
     assert [config.rounds_for(n) for n in config.tables] == [16, 3, 2]
+
+
+def test_the_ladder_plays_each_rung_replays_its_records_and_times_the_tested_seat_r39():
+    results = ladder.run(rounds=6, game_rounds=3, seed=2, jobs=1)
+
+    assert [(r["tested"], r["field"]) for r in results["rungs"]] == list(ladder.RUNGS)
+    for row in results["rungs"]:
+        assert (row["games"], row["rounds"], row["replays_equal"]) == (2, 6, 2)
+        assert row["moves"] >= row["moves_with_a_choice"] > 0
+        assert row["advantage"]["low"] <= row["advantage"]["mean"] <= row["advantage"]["high"]
+    text = report.render({"ladder": results, "include_analysis": False})
+    assert "## 6. Computer seats: the strength ladder (R39)" in text
+    assert "strong vs 4 × greedy" in text
+
+
+def ladder_rung(tested: str, high: float, p99: float = 50.0) -> dict:
+    return {
+        "tested": tested, "field": "greedy" if tested == "strong" else "random",
+        "games": 10, "rounds": 200, "replays_equal": 10, "moves": 900,
+        "moves_with_a_choice": 300, "seconds": 1.0,
+        "advantage": {"mean": high - 0.2, "low": high - 0.4, "high": high, "n": 10},
+        "held": {"mean": 3.0}, "others_held": {"mean": 3.2},
+        "ms_per_move": {"p50": 0.1, "p99": p99, "max": p99},
+        "ms_per_move_with_a_choice": {"p50": 10.0, "p99": p99, "max": p99},
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("high", "p99", "failed"),
+    [
+        (-0.1, 50.0, []),
+        (0.05, 50.0, ["ladder: strong holds measurably fewer stones than greedy in its seat "
+                      "(the 95 % interval of the difference is below 0)"]),
+        (-0.1, 250.0, ["ladder: strong's p99 time per move ≤ 200 ms"]),
+    ],
+)  # fmt: skip
+def test_the_ladder_fails_a_strong_seat_not_measurably_ahead_or_over_its_time(high, p99, failed):
+    results = {
+        "ladder": {
+            "game_rounds": 20, "jobs": 2, "max_ms_per_move": 200.0,
+            "load_average": ["1.00", "1.00"],
+            "rungs": [ladder_rung("greedy", 1.0), ladder_rung("strong", high, p99)],
+        }
+    }  # fmt: skip
+
+    assert [what for what, ok in report.checks(results) if not ok] == failed

@@ -71,7 +71,7 @@ class Command(BaseCommand):
                 strategies=strategies,
                 rounds=min(game_rounds, rounds - index * game_rounds),
                 seed=f"{seed}:{index + 1}",
-                timer=lambda name, seconds: times[name].append(seconds),
+                timer=lambda name, seconds, _choices: times[name].append(seconds),
             )
             if out is not None:
                 path = out / f"game-{index + 1:04d}.json"
