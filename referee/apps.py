@@ -6,3 +6,6 @@ class RefereeConfig(AppConfig):
 
     name = "referee"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from referee import computer  # noqa: F401  (registers the computer seats' turn, R39)

@@ -99,3 +99,33 @@ class SessionState(ServiceError):
     code = "session_state"
     title = _("Session state")
     default_detail = _("No session is open.")
+
+
+class SeatNotComputer(ServiceError):
+    status = 409
+    code = "seat_not_computer"
+    title = _("Seat not a computer")
+    default_detail = _("This seat is played by a person, not by the computer (R39).")
+
+
+class RoundInPlay(ServiceError):
+    status = 409
+    code = "round_in_play"
+    title = _("Round in play")
+    default_detail = _("A seat becomes a computer or a person again only between rounds (R39).")
+
+
+class NoComputerTurn(ServiceError):
+    status = 409
+    code = "no_computer_turn"
+    title = _("No computer turn")
+    default_detail = _(
+        "No computer seat is to move now, or its hand for this round is not entered yet (R39)."
+    )
+
+
+class SeatIsComputer(ServiceError):
+    status = 409
+    code = "seat_is_computer"
+    title = _("Seat is a computer")
+    default_detail = _("The computer plays this seat: no phone may join it (R39).")

@@ -86,6 +86,13 @@ class Seat(models.Model):
         related_name="seats",
         help_text="The club's registered player in this seat; empty for a guest.",
     )
+    computer = models.CharField(
+        max_length=16,
+        blank=True,
+        default="",
+        help_text="The strategy of a computer seat (R39: random, greedy, strong); "
+        "empty for a person.",
+    )
 
     class Meta:
         ordering = ["game", "number"]

@@ -82,6 +82,7 @@ def game_state(
     else:
         status = "in_play" if rnd.moves else "awaiting_lead"
         turn = rnd.turn
+    computers = game.state.get("computer_seats") or {}  # R39, cached on the row
     seats = []
     for seat in range(SEATS):
         hand = rnd.hands.get(seat) if rnd else None
@@ -98,6 +99,7 @@ def game_state(
                 "hand": sorted(str(t) for t in hand)
                 if hand is not None and (viewer == seat or round_over)
                 else None,
+                "computer": computers.get(str(seat)),
             }
         )
     return {

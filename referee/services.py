@@ -13,6 +13,7 @@ import json
 import math
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,7 @@ from referee.exceptions import (
     JoinLockedOut,
     NothingToUndo,
     PreconditionFailed,
+    SeatIsComputer,
     SeatNotAllowed,
     SessionState,
     VersionMismatch,
@@ -57,6 +59,12 @@ from scoring import services as league
 
 # A seat stores its player's name in at most this many characters (``Seat.name``).
 PLAYER_NAME_MAX_LENGTH = 80
+
+AFTER_EVENT_HOOKS: list[Callable[[Game, Actor], bool]] = []
+"""Called once an event ``event_submit`` accepted is committed (not for an idempotent
+replay) with the game row and who entered it; a hook that wrote to the game returns True.
+``referee.computer`` registers the computer seats' turn here (R39): this layer never
+imports it."""
 
 
 @dataclass(frozen=True)
@@ -313,9 +321,11 @@ def table_join(
 
     ``seat`` 0–4 binds the phone to one seat; ``None`` is a scorekeeper for the
     whole table. Raises ``join_code_invalid`` (404) and ``join_locked_out``
-    (429) as ``join_code_check`` does.
+    (429) as ``join_code_check`` does, ``seat_is_computer`` (409) for a computer seat.
     """
     game = join_code_check(join_code=join_code, client=client)
+    if seat is not None and str(seat) in (game.state.get("computer_seats") or {}):
+        raise SeatIsComputer()  # R39: no phone reads the computer's hand
     key = secrets.token_urlsafe(32)
     token = TableToken.objects.create(game=game, seat=seat, key_hash=hash_token(key), label=label)
     return key, token
@@ -407,6 +417,9 @@ def event_submit(
             _remember(game, idempotency, 201, body)
     if refused is not None:
         raise refused
+    if any([hook(game, actor) for hook in AFTER_EVENT_HOOKS]):  # e.g. a computer moved (R39)
+        game.refresh_from_db()
+        body = {**body, "state": game_state_for(game, viewer=actor.seat)}
     return Outcome(201, body, headers=_etag(game))
 
 

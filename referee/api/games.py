@@ -35,6 +35,7 @@ from referee.api.schema import (
     RecordDocument,
     ResultDocument,
 )
+from referee.computer import computer_seats_setup
 from referee.engine.records import replay_record
 from referee.models import Correction, Event, Game, RefusedEvent, TableToken
 from scoring import selectors as league_selectors
@@ -198,6 +199,8 @@ class GameListCreateView(generics.ListAPIView):  # type: ignore[type-arg]
             club=data.get("club"),
             season=data.get("season"),
         )
+        if data.get("computer"):
+            computer_seats_setup(game=game, strategies=data["computer"])  # R39
         body = {
             "id": str(game.pk),
             "join_code": game.join_code,

@@ -16,6 +16,7 @@ from drf_spectacular.utils import OpenApiExample, OpenApiResponse
 from rest_framework import serializers
 
 from referee.api.problems import PROBLEM_CONTENT_TYPE
+from referee.engine.strategies import STRATEGIES
 
 Schema = dict[str, Any]
 
@@ -473,6 +474,12 @@ GAME_STATE: Schema = {
                     "passed_on": {"type": "array", "items": PIPS},
                     "has_declared": {"type": "boolean"},
                     "hand": {"type": "array", "items": TILE, "nullable": True},
+                    "computer": {
+                        "type": "string",
+                        "enum": sorted(STRATEGIES),
+                        "nullable": True,
+                        "description": "The strategy of a computer seat (R39), else null.",
+                    },
                 },
             },
         },

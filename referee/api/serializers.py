@@ -17,6 +17,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import empty
 
+from referee.engine.strategies import STRATEGIES
 from scoring.api.fields import SeatField
 from scoring.models import Club, Season
 
@@ -107,6 +108,17 @@ class GameCreateSerializer(StrictSerializer):
         allow_null=True,
         help_text="The club's season (id); not an archived one. Implies the club.",
     )
+    computer = serializers.DictField(
+        child=serializers.ChoiceField(choices=sorted(STRATEGIES)),
+        required=False,
+        help_text='Computer seats (R39): seat ("0"–"4") → strategy, e.g. `{"3": "strong"}`. '
+        "The organiser enters each round's hand of such a seat; the referee plays it.",
+    )
+
+    def validate_computer(self, value: dict[str, str]) -> dict[int, str]:
+        if any(key not in {"0", "1", "2", "3", "4"} for key in value):
+            raise serializers.ValidationError('Seats are "0" to "4" (R3).')
+        return {int(key): name for key, name in value.items()}
 
 
 class GameCreatedSerializer(serializers.Serializer):  # type: ignore[type-arg]

@@ -3,7 +3,7 @@
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from referee.api import games
+from referee.api import computer, games
 from referee.api.problems import api_not_found
 from referee.api.views import RecordScoreView
 
@@ -34,6 +34,21 @@ urlpatterns = [
     path("games/<uuid:game_id>/close/", games.GameCloseView.as_view(), name="game-close"),
     path("games/<uuid:game_id>/record/", games.GameRecordView.as_view(), name="game-record"),
     path("games/<uuid:game_id>/result/", games.GameResultView.as_view(), name="game-result"),
+    path(
+        "games/<uuid:game_id>/seats/<int:seat>/computer/",
+        computer.SeatComputerView.as_view(),
+        name="game-seat-computer",
+    ),
+    path(
+        "games/<uuid:game_id>/seats/<int:seat>/computer/hand/",
+        computer.ComputerHandView.as_view(),
+        name="game-seat-computer-hand",
+    ),
+    path(
+        "games/<uuid:game_id>/computer/move/",
+        computer.ComputerMoveView.as_view(),
+        name="game-computer-move",
+    ),
     path("", include("scoring.api.urls")),  # league records: clubs, standings, ratings
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
