@@ -1,0 +1,74 @@
+"""A computer seat's turn (R39) entered once however many requests look at the table at once.
+
+Real threads, each on its own PostgreSQL connection, released together by a
+barrier: every one of them sees the computer to move and enters its move; the
+game row's lock, the version precondition and the idempotency key let exactly
+one of those moves through.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+
+from referee import computer, services
+from referee.models import Event, Game, RefusedEvent
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+RACERS = 4
+COMPUTER = 3
+HAND = ["6-6", "0-1", "2-6", "0-3", "5-6"]  # it holds 6-6: it leads the game (R5)
+
+
+def run_together(count: int, work: Any) -> list[Any]:
+    barrier = threading.Barrier(count)
+    results: list[Any] = [None] * count
+
+    def target(index: int) -> None:
+        try:
+            barrier.wait(timeout=30)
+            results[index] = work()
+        except BaseException as exc:  # noqa: BLE001 - handed to the test to assert on
+            results[index] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads)
+    return results
+
+
+@pytest.fixture
+def game_awaiting_the_computer() -> Game:
+    """Seat 3 is the computer's, its hand entered, its lead undone: it is to move."""
+    organiser = get_user_model().objects.create_user("director")
+    game = services.game_create(players=["A", "B", "C", "Computer", "E"], created_by=organiser)
+    computer.computer_seats_setup(game=game, strategies={COMPUTER: "strong"})
+    actor = services.Actor(user=organiser)
+    computer.computer_hand_declare(game_id=game.pk, seat=COMPUTER, tiles=HAND, actor=actor)
+    assert Event.objects.filter(game=game, kind="move").count() == 1  # it led at once
+    services.event_undo(game_id=game.pk, actor=actor)
+    return game
+
+
+def test_racing_requests_enter_the_computers_move_exactly_once_r39(game_awaiting_the_computer):
+    game = game_awaiting_the_computer
+
+    results = run_together(RACERS, lambda: computer.computer_turns_play(game_id=game.pk))
+
+    assert not [r for r in results if isinstance(r, BaseException)]
+    live = Event.objects.filter(game=game, kind="move", revoked_by__isnull=True)
+    assert [(e.payload, e.entered_by) for e in live] == [
+        ({"seat": COMPUTER, "tile": "6-6"}, "computer (strong) at seat 3")
+    ]
+    assert not RefusedEvent.objects.filter(game=game).exists()
+    assert sum(results) >= 1
