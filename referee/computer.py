@@ -121,10 +121,13 @@ def seat_strategy_set(
     Only between rounds (no move of a round in play, no blocked round waiting for its
     reveals): else ``round_in_play`` (409). The seat's phones lose their tokens (a phone
     must not read the computer's hand). Organisers only (``seat_not_allowed``). Returns
-    the state; the computer moves at once if it is its turn.
+    the state; the computer moves at once if it is its turn. ``ValueError`` for a seat
+    that is not 0–4 or an unknown strategy.
     """
     if actor.token is not None:
         raise SeatNotAllowed(_organiser_detail())
+    if seat not in range(5) or (strategy is not None and strategy not in STRATEGIES):
+        raise ValueError(f"seat {seat} cannot be played by {strategy!r}")  # the API refuses first
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)  # one writer at a time
         if game.status != Game.Status.OPEN:
