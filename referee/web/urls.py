@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from referee.web import views
+from referee.web import computer, views
 
 app_name = "web"
 
@@ -18,6 +18,7 @@ urlpatterns = [
     path("table/undo/", views.undo, name="undo"),
     path("games/", views.organiser_games, name="organiser-games"),
     path("games/<uuid:game_id>/", views.organiser_game, name="organiser-game"),
+    path("games/<uuid:game_id>/computer/", computer.organiser_computer, name="organiser-computer"),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(

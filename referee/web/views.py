@@ -29,6 +29,7 @@ from django_htmx.middleware import HtmxDetails
 from referee import services
 from referee.api.auth import client_ident
 from referee.engine import RefereeError
+from referee.engine.strategies import STRATEGIES
 from referee.exceptions import IdempotencyKeyReused, ServiceError, VersionMismatch
 from referee.models import Game, TableToken
 from referee.services import Actor, Idempotency, Precondition, join_code_check
@@ -259,6 +260,7 @@ def organiser_game(request: HtmxHttpRequest, game_id: Any) -> HttpResponse:
         "join_url": join_url,
         "join_code": _spaced(game.join_code),
         "qr": qr_svg(join_url, title=gettext("Scan to join this table")),
+        "strategies": sorted(STRATEGIES),  # computer seats (R39)
     }
     return render(request, "referee/organiser_game.html", context)
 
