@@ -45,10 +45,11 @@ class Standing:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GameMoveReport:
     """A move's ``MoveReport`` with the stones it moved and, if it settled the
-    round, the end-of-round transfers and any CAMAT elected."""
+    round, the end-of-round transfers and any CAMAT elected (a fresh value for each
+    move; nothing keeps it)."""
 
     report: MoveReport
     transfers: tuple[Transfer, ...]
@@ -186,7 +187,7 @@ class Game:
             )
             game_round.transfers.extend(transfers)
         settled = False
-        if game_round.round.is_settled():
+        if report.outcome is not None and report.outcome.is_settled():  # only an end settles
             transfers.extend(self._settle(game_round))
             settled = True
         return GameMoveReport(report, tuple(transfers), settled, game_round.camat_elected)
