@@ -11,8 +11,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-# A module import, not names: scoring.core.settlement itself imports from this package.
-import scoring.core.settlement as settlement
 from referee.engine.errors import (
     RecordInvalid,
     RefereeError,
@@ -23,6 +21,7 @@ from referee.engine.errors import (
 from referee.engine.moves import Move
 from referee.engine.round import MoveReport, Round
 from referee.engine.rules import DEFAULT_RULES, RuleSet
+from scoring.core import settlement
 from scoring.core.ledger import Ledger, Transfer
 
 
