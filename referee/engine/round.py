@@ -245,9 +245,9 @@ class Round:
         for tile in tiles_in(self._could_hold_mask(seat, hidden) & fitting):
             for value in sorted({left, right}):
                 if tile.carries(value):
-                    moves.append(Play(seat, tile, value))
+                    moves.append(_play_of(seat, tile, value))
         if hidden or seat not in self.hands or not any(isinstance(m, Play) for m in moves):
-            moves.append(Pass(seat))
+            moves.append(_PASSES[seat])
         return moves
 
     def playable_tiles(self, *, hidden: bool = False) -> dict[int, list[Tile]]:
@@ -362,8 +362,8 @@ class Round:
             if tile is None:
                 tile = Tile.parse(raw_tile)
             placed_on = self._check_play(seat, tile, on)
-            play = move if type(move) is Play else _PLAYS.get((seat, tile.bit, on))
-            return self._play(play or _new_play(seat, tile, on), placed_on, index)
+            play = move if type(move) is Play else _play_of(seat, tile, on)
+            return self._play(play, placed_on, index)
         except RefereeError as error:
             raise error.at(round=self.number, move=index) from None
 
@@ -409,8 +409,8 @@ class Round:
 
     def _check_pass(self, seat: int) -> None:
         assert self.ends is not None
-        hand = self.hands.get(seat)
-        if hand and any(t not in self.played and t.carries_any(self.ends) for t in hand):
+        hand = self.hands.get(seat, frozenset())
+        if any(t not in self.played and t.carries_any(self.ends) for t in hand):
             raise PassWithPlayableTile(
                 gettext_noop("seat %(seat)s's declared hand holds a tile for an open end"),
                 seat=seat,
@@ -758,9 +758,12 @@ _PLAYS: dict[tuple[int, int, int | None], Play] = {}
 rather than built at every move (a frozen dataclass costs more to build than to look up)."""
 
 
-def _new_play(seat: int, tile: Tile, on: int | None) -> Play:
-    """The play ``Play(seat, tile, on)``, kept in ``_PLAYS`` for the next time."""
-    play = _PLAYS[(seat, tile.bit, on)] = Play(seat, tile, on)
+def _play_of(seat: int, tile: Tile, on: int | None) -> Play:
+    """``Play(seat, tile, on)``, the same object every time (plays are immutable values)."""
+    key = (seat, tile.bit, on)
+    play = _PLAYS.get(key)
+    if play is None:
+        play = _PLAYS[key] = Play(seat, tile, on)
     return play
 
 
