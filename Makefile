@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 PYTHON_BOOT := $(shell for p in python3.11 python3; do \
 	$$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: run demo test bench bench-ladder lint schema schema-check install clean messages makemessages screenshots
+.PHONY: run demo test test-core bench bench-ladder lint schema schema-check install clean messages makemessages screenshots
 
 install: $(STAMP)
 
@@ -52,11 +52,18 @@ test: $(STAMP) messages
 	$(MANAGE) makemigrations --check --dry-run
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy referee scoring config
+	$(VENV)/bin/lint-imports --no-cache
 	$(MAKE) --no-print-directory schema-check
 	@test -x "$${CHROMIUM:-/usr/bin/chromium}" || echo "make test: NOTE: no Chromium at \
 	$${CHROMIUM:-/usr/bin/chromium}, so the browser tests (pytest -m browser) will NOT run. \
 	To run them: apt-get install -y chromium (or CHROMIUM=/path/to/chromium)." >&2
 	scripts/with-postgres $(VENV)/bin/pytest $(PYTEST_ARGS)
+
+# The pure rules core's tests (referee.engine, scoring.core) and the rule-coverage check:
+# no database, no server, seconds. pytest-django refuses any database access they try.
+test-core: $(STAMP)
+	$(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/pytest -q tests/referee/engine tests/scoring/core tests/test_rule_coverage.py $(PYTEST_ARGS)
 
 # Compiles locale/*/LC_MESSAGES/django.po into .mo with polib (no GNU gettext; .mo not committed).
 messages: $(STAMP)
@@ -74,6 +81,7 @@ screenshots: $(STAMP) messages
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy referee scoring config
+	$(VENV)/bin/lint-imports --no-cache
 
 # Writes the OpenAPI schema to openapi.yaml (not committed) and validates it.
 schema: $(STAMP)

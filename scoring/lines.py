@@ -56,15 +56,10 @@ def round_lines(game_round: GameRound, before: Sequence[int]) -> list[SeatLine]:
     outcome = rnd.outcome
     if outcome is None or not outcome.is_settled():
         raise ValueError(f"round {rnd.number} is not settled")
-    # A pass is a PASSEBUNGE when its seat had not yet played a tile (R10).
-    first_play = [
-        min((rnd.played[tile] for tile in rnd.played_by[seat]), default=len(rnd.moves) + 1)
-        for seat in range(SEATS)
-    ]
     passes = [0] * SEATS
     passebunge = [0] * SEATS
-    for record in rnd.passes:
-        if record.move < first_play[record.seat]:
+    for record in rnd.passes:  # the engine says which pass was a PASSEBUNGE (R10)
+        if record.passebunge:
             passebunge[record.seat] += 1
         else:
             passes[record.seat] += 1

@@ -1,22 +1,22 @@
 """factory_boy factories for the referee's models (games, seats, table tokens, organisers).
 
-Events are never made by a factory: they go through ``referee.services`` so
-that the cached fold on the game row stays true (see ``GameApi`` in
+Games and events are never made by hand: they go through ``referee.services``
+so that the cached fold on the game row stays true (see ``GameApi`` in
 ``tests/referee/conftest.py``).
 """
 
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 import factory
 from django.contrib.auth import get_user_model
 from factory.django import DjangoModelFactory
 
-from referee import folding
-from referee.engine import DEFAULT_RULES, RuleSet
+from referee import services
 from referee.engine.simulation import PLAYERS
-from referee.models import Game, Seat, TableToken, hash_token
+from referee.models import Game, TableToken, hash_token
 
 
 class UserFactory(DjangoModelFactory):
@@ -33,34 +33,29 @@ class UserFactory(DjangoModelFactory):
 
 
 class GameFactory(DjangoModelFactory):
-    """An open game with default rules (R40), five named seats (R3) and no event yet."""
+    """An open game with default rules (R40), five named seats (R3) and no event yet,
+    made by ``services.game_create`` as the API makes it.
+
+    A game of a club (``club``/``season``) has no creator unless one is given: the
+    services ask that its creator organises the club.
+    """
 
     class Meta:
         model = Game
-        skip_postgeneration_save = True
 
-    rules = factory.LazyFunction(DEFAULT_RULES.to_dict)
-    state = factory.LazyAttribute(
-        lambda o: {"snapshot": folding.initial_snapshot(RuleSet.from_dict(o.rules))}
+    players = factory.LazyFunction(lambda: list(PLAYERS))
+    rules = None
+    club = None
+    season = None
+    created_by = factory.Maybe(
+        factory.LazyAttribute(lambda o: o.club is None and o.season is None),
+        yes_declaration=factory.SubFactory(UserFactory),
+        no_declaration=None,
     )
-    created_by = factory.SubFactory(UserFactory)
 
-    @factory.post_generation
-    def seats(obj: Game, create: bool, extracted: list[str] | None, **kwargs: object) -> None:
-        if not create:
-            return
-        names = list(extracted) if extracted is not None else list(PLAYERS)
-        for number, name in enumerate(names):
-            SeatFactory(game=obj, number=number, name=name)
-
-
-class SeatFactory(DjangoModelFactory):
-    class Meta:
-        model = Seat
-
-    game = factory.SubFactory(GameFactory)
-    number = 0
-    name = factory.Iterator(PLAYERS)
+    @classmethod
+    def _create(cls, model_class: type[Game], *args: object, **kwargs: Any) -> Game:
+        return services.game_create(**kwargs)
 
 
 class TableTokenFactory(DjangoModelFactory):

@@ -11,8 +11,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-# A module import, not names: scoring.core.settlement itself imports from this package.
-import scoring.core.settlement as settlement
 from referee.engine.errors import (
     RecordInvalid,
     RefereeError,
@@ -23,6 +21,7 @@ from referee.engine.errors import (
 from referee.engine.moves import Move
 from referee.engine.round import MoveReport, Round
 from referee.engine.rules import DEFAULT_RULES, RuleSet
+from scoring.core import settlement
 from scoring.core.ledger import Ledger, Transfer
 
 
@@ -45,10 +44,11 @@ class Standing:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GameMoveReport:
     """A move's ``MoveReport`` with the stones it moved and, if it settled the
-    round, the end-of-round transfers and any CAMAT elected."""
+    round, the end-of-round transfers and any CAMAT elected (a fresh value for each
+    move; nothing keeps it)."""
 
     report: MoveReport
     transfers: tuple[Transfer, ...]
@@ -186,7 +186,7 @@ class Game:
             )
             game_round.transfers.extend(transfers)
         settled = False
-        if game_round.round.is_settled():
+        if report.outcome is not None and report.outcome.is_settled():  # only an end settles
             transfers.extend(self._settle(game_round))
             settled = True
         return GameMoveReport(report, tuple(transfers), settled, game_round.camat_elected)

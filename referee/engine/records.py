@@ -93,8 +93,8 @@ def _replay_round(game: Game, game_round: GameRound, data: object) -> None:
     number = game_round.round.number
     if not isinstance(data, Mapping):
         raise RecordInvalid(gettext_noop("a round is a JSON object")).at(round=number)
-    unknown = sorted(set(data) - _ROUND_KEYS)
-    if unknown:
+    if not _ROUND_KEYS.issuperset(data):
+        unknown = sorted(set(data) - _ROUND_KEYS)
         raise RecordInvalid(gettext_noop("a round has no field %(key)s"), key=unknown[0]).at(
             round=number
         )

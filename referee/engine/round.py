@@ -35,12 +35,16 @@ from referee.engine.moves import Move, Pass, Play
 from referee.engine.outcome import Ending, Finish, RoundOutcome
 from referee.engine.rules import MAX_SLEEPING, RuleSet
 from referee.engine.tiles import (
-    ALL_TILES,
+    ALL_MASK,
+    CARRYING,
     SEATS,
+    TILE_SPELLINGS,
     TILES_PER_HAND,
     Tile,
+    mask_of,
     next_seat,
     seat_before,
+    tiles_in,
 )
 
 _MOVE_KEYS = frozenset({"seat", "tile", "on", "pass"})
@@ -48,16 +52,18 @@ _MOVE_KEYS = frozenset({"seat", "tile", "on", "pass"})
 
 @dataclass(frozen=True, slots=True)
 class PassRecord:
-    """A pass (R9) at move ``move`` while the open ends showed ``ends``."""
+    """A pass (R9) at move ``move`` while the open ends showed ``ends``;
+    ``passebunge`` when the seat had not yet played a tile this round (R10)."""
 
     move: int
     seat: int
     ends: tuple[int, int]
+    passebunge: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MoveReport:
-    """What one accepted move did.
+    """What one accepted move did (a fresh value for each move; nothing keeps it).
 
     ``index`` is the move's 0-based index in the round; ``is_lead`` for the
     round's first tile; ``passebunge`` for a pass by a seat that has not yet
@@ -125,6 +131,12 @@ class Round:
         self.outcome: RoundOutcome | None = None
         self.revealed: dict[int, tuple[Tile, ...]] = {}
         self.pip_sums: dict[int, int] = {}
+        # The same facts as bit masks of tiles (``Tile.bit``), so that a move's checks and
+        # ``legal_moves`` are a few ``&``: the tiles of ``played``, of ``sleeping``, and for
+        # each seat the tiles carrying a value it passed on (R32).
+        self._played_mask = 0
+        self._sleeping_mask = 0
+        self._passed_mask = [0] * SEATS
 
     # -- questions -----------------------------------------------------------------
 
@@ -193,21 +205,16 @@ class Round:
         the declared hands are left out of the reckoning (what a phone that
         may not read them can be shown).
         """
-        if hidden:
-            excluded: frozenset[Tile] = frozenset()
-        elif seat in self.hands:
-            return sorted(t for t in self.hands[seat] if t not in self.played)
-        else:
-            excluded = self.declared_by_others(seat)
-        passed = self.passed_values(seat)
-        return [
-            t
-            for t in ALL_TILES
-            if t not in self.played
-            and t not in excluded
-            and t not in self.sleeping
-            and not t.carries_any(passed)
-        ]
+        return tiles_in(self._could_hold_mask(seat, hidden))
+
+    def _could_hold_mask(self, seat: int, hidden: bool) -> int:
+        """``could_hold`` as a mask of tiles."""
+        if not hidden and seat in self.hands:
+            return mask_of(self.hands[seat]) & ~self._played_mask
+        excluded = self._played_mask | self._sleeping_mask | self._passed_mask[seat]
+        if not hidden and (self.hands or self.revealed):
+            excluded |= mask_of(self.declared_by_others(seat))
+        return ALL_MASK & ~excluded
 
     def legal_moves(self, *, hidden: bool = False) -> list[Move]:
         """The moves the seat whose turn it is could make, given what is known.
@@ -224,10 +231,9 @@ class Round:
 
     def legal_moves_for(self, seat: int, *, hidden: bool = False) -> list[Move]:
         """Like ``legal_moves`` for a given seat on its turn (or any seat before the first lead)."""
-        candidates = self.could_hold(seat, hidden=hidden)
         moves: list[Move] = []
         if self.ends is None:
-            for tile in candidates:
+            for tile in self.could_hold(seat, hidden=hidden):
                 try:
                     self._check_lead(Play(seat, tile))
                 except RefereeError:
@@ -235,12 +241,13 @@ class Round:
                 moves.append(Play(seat, tile))
             return moves
         left, right = self.ends
-        for tile in candidates:
+        fitting = CARRYING[left] | CARRYING[right]
+        for tile in tiles_in(self._could_hold_mask(seat, hidden) & fitting):
             for value in sorted({left, right}):
                 if tile.carries(value):
-                    moves.append(Play(seat, tile, value))
+                    moves.append(_play_of(seat, tile, value))
         if hidden or seat not in self.hands or not any(isinstance(m, Play) for m in moves):
-            moves.append(Pass(seat))
+            moves.append(_PASSES[seat])
         return moves
 
     def playable_tiles(self, *, hidden: bool = False) -> dict[int, list[Tile]]:
@@ -251,11 +258,8 @@ class Round:
         """
         if self.ends is None or self.outcome is not None or self.turn is None:
             return {}
-        result: dict[int, list[Tile]] = {v: [] for v in sorted(set(self.ends))}
-        for move in self.legal_moves(hidden=hidden):
-            if isinstance(move, Play) and move.on is not None:
-                result[move.on].append(move.tile)
-        return result
+        could_hold = self._could_hold_mask(self.turn, hidden)
+        return {v: tiles_in(could_hold & CARRYING[v]) for v in sorted(set(self.ends))}
 
     # -- events --------------------------------------------------------------------
 
@@ -317,43 +321,51 @@ class Round:
         """
         index = len(self.moves)
         try:
-            return self._push(move, index)
-        except RefereeError as error:
-            raise error.at(round=self.number, move=index) from None
-
-    def _push(self, raw: Move | Mapping[str, Any], index: int) -> MoveReport:
-        seat = check_seat(raw.seat if isinstance(raw, (Play, Pass)) else _get(raw, "seat"))
-        if self.outcome is not None:
-            raise RoundOver(gettext_noop("the round is over: no move can follow its end"))
-        is_lead = self.ends is None
-        kind, raw_tile, on = _move_parts(raw)
-        if is_lead:
-            if self.expected_leader is not None and seat != self.expected_leader:
-                raise WrongLeader(
-                    gettext_noop("seat %(leader)s leads this round, not seat %(seat)s"),
-                    leader=self.expected_leader,
+            if type(move) is dict:  # a record's move, the usual case
+                seat = check_seat(move.get("seat"))
+            else:
+                seat = check_seat(
+                    move.seat if isinstance(move, (Play, Pass)) else _get(move, "seat")
+                )
+            if self.outcome is not None:
+                raise RoundOver(gettext_noop("the round is over: no move can follow its end"))
+            kind, raw_tile, on = _move_parts(move)
+            if self.ends is None:
+                if self.expected_leader is not None and seat != self.expected_leader:
+                    raise WrongLeader(
+                        gettext_noop("seat %(leader)s leads this round, not seat %(seat)s"),
+                        leader=self.expected_leader,
+                        seat=seat,
+                    )
+                if kind == "pass":
+                    raise OpeningTileInvalid(
+                        gettext_noop(
+                            "a round cannot open with a pass: the leader must lead a tile"
+                        ),
+                        rule="R30",
+                    )
+                lead = Play(seat, Tile.parse(raw_tile), None)
+                self._check_lead(lead)
+                return self._lead(lead, index)
+            if seat != self.turn:
+                raise NotYourTurn(
+                    gettext_noop("it is seat %(turn)s's turn, not seat %(seat)s's"),
+                    turn=self.turn,
                     seat=seat,
                 )
             if kind == "pass":
-                raise OpeningTileInvalid(
-                    gettext_noop("a round cannot open with a pass: the leader must lead a tile"),
-                    rule="R30",
-                )
-            move = Play(seat, Tile.parse(raw_tile), None)
-            self._check_lead(move)
-            return self._lead(move, index)
-        if seat != self.turn:
-            raise NotYourTurn(
-                gettext_noop("it is seat %(turn)s's turn, not seat %(seat)s's"),
-                turn=self.turn,
-                seat=seat,
-            )
-        if kind == "pass":
-            self._check_pass(seat)
-            return self._pass(Pass(seat), index)
-        tile = Tile.parse(raw_tile)
-        placed_on = self._check_play(seat, tile, on)
-        return self._play(Play(seat, tile, on), placed_on, index)
+                if seat in self.hands:
+                    self._check_pass(seat)
+                return self._pass(_PASSES[seat], index)
+            # The spellings table answers for a written tile; parse() raises tile_invalid.
+            tile = TILE_SPELLINGS.get(raw_tile) if type(raw_tile) is str else None
+            if tile is None:
+                tile = Tile.parse(raw_tile)
+            placed_on = self._check_play(seat, tile, on)
+            play = move if type(move) is Play else _play_of(seat, tile, on)
+            return self._play(play, placed_on, index)
+        except RefereeError as error:
+            raise error.at(round=self.number, move=index) from None
 
     def _check_lead(self, move: Play) -> None:
         tile = move.tile
@@ -408,12 +420,14 @@ class Round:
         """Check a play (not a lead) and return the open-end value it goes on."""
         assert self.ends is not None
         left, right = self.ends
-        if tile in self.played:
+        bit = tile.bit
+        if bit & self._played_mask:
             raise TileAlreadyPlayed(
                 gettext_noop("%(tile)s was already played this round"), tile=str(tile)
             )
-        matching = sorted({v for v in (left, right) if tile.carries(v)})
-        if not matching:
+        fits_left = bit & CARRYING[left]
+        fits_right = bit & CARRYING[right]
+        if not (fits_left or fits_right):
             raise TileDoesNotMatch(
                 gettext_noop("%(tile)s matches neither open end (%(left)s, %(right)s)"),
                 tile=str(tile),
@@ -432,7 +446,7 @@ class Round:
                     right=right,
                 )
             placed_on = on
-        elif len(matching) == 2:
+        elif fits_left and fits_right and left != right:
             raise EndRequired(
                 gettext_noop("%(tile)s fits both open ends (%(left)s, %(right)s): say which (on)"),
                 tile=str(tile),
@@ -440,15 +454,18 @@ class Round:
                 right=right,
             )
         else:
-            placed_on = matching[0]
-        self._check_in_hand(seat, tile)
-        if tile in self.sleeping:
+            placed_on = left if fits_left else right
+        if self.hands:
+            self._check_in_hand(seat, tile)
+        if bit & self._sleeping_mask:
             raise SleepingTilePlayed(
                 gettext_noop("%(tile)s sleeps: the game's first lead asserted it was not dealt"),
                 tile=str(tile),
                 contradicts={"round": self.number, "move": 0},
             )
-        contradicted = self._contradicted_pass(seat, tile)
+        contradicted = None
+        if bit & self._passed_mask[seat]:  # it carries a value the seat passed on
+            contradicted = self._contradicted_pass(seat, tile)
         if contradicted is not None:
             raise ContradictsPass(
                 gettext_noop(
@@ -478,33 +495,39 @@ class Round:
         self.lead_tile = tile
         self.ends = (tile.low, tile.high)
         self.played[tile] = index
+        self._played_mask |= tile.bit
         self.played_by[move.seat].append(tile)
         self.last_mappano = move.seat
         self.turn = next_seat(move.seat)
         if self.is_first_of_game:
             doubles = self.rules.first_lead_doubles
             self.sleeping = frozenset(doubles[: doubles.index(tile)])
+            self._sleeping_mask = mask_of(self.sleeping)
         return MoveReport(index, move, self.ends, is_lead=True, last_mappano=move.seat)
 
     def _play(self, move: Play, on: int, index: int) -> MoveReport:
         assert self.ends is not None
         left, right = self.ends
         tile = move.tile
+        seat = move.seat
+        open_value = tile.low + tile.high - on  # the half the tile leaves open (R7)
         if on == right:  # equal ends: either side gives the same table (R11)
             self.right.append(tile)
-            self.ends = (left, tile.other(on))
+            self.ends = (left, open_value)
         else:
             self.left.append(tile)
-            self.ends = (tile.other(on), right)
+            self.ends = (open_value, right)
         self.moves.append(move)
         self.played[tile] = index
-        self.played_by[move.seat].append(tile)
-        self.last_mappano = move.seat
+        self._played_mask |= tile.bit
+        played_by = self.played_by[seat]
+        played_by.append(tile)
+        self.last_mappano = seat
         self.consecutive_passes = 0
-        self.turn = next_seat(move.seat)
+        self.turn = (seat + 1) % SEATS  # next_seat, clockwise (R8)
         mappakuling = self.ends[0] == self.ends[1]  # R13: a double only if both ends showed it
         outcome = None
-        if len(self.played_by[move.seat]) == TILES_PER_HAND:  # R14 FIRST CAPPU
+        if len(played_by) == TILES_PER_HAND:  # R14 FIRST CAPPU
             finish = Finish.PLAIN
             if mappakuling:
                 finish = Finish.POLLO if tile.is_double() else Finish.CEKI  # R15, R16
@@ -517,22 +540,17 @@ class Round:
             )
             self.outcome = outcome
             self.turn = None
-        return MoveReport(
-            index,
-            move,
-            self.ends,
-            mappakuling=mappakuling,
-            last_mappano=move.seat,
-            outcome=outcome,
-        )
+        return MoveReport(index, move, self.ends, False, False, False, mappakuling, seat, outcome)
 
     def _pass(self, move: Pass, index: int) -> MoveReport:
         assert self.ends is not None
         passebunge = not self.played_by[move.seat]  # R10
+        left, right = self.ends
         self.moves.append(move)
-        self.passes.append(PassRecord(index, move.seat, self.ends))
+        self.passes.append(PassRecord(index, move.seat, self.ends, passebunge))
+        self._passed_mask[move.seat] |= CARRYING[left] | CARRYING[right]  # R32
         self.consecutive_passes += 1
-        self.turn = next_seat(move.seat)
+        self.turn = (move.seat + 1) % SEATS  # next_seat, clockwise (R8)
         closing = self.consecutive_passes == SEATS  # R17: the last of five is the MANGUNO
         outcome = None
         if closing:
@@ -541,13 +559,7 @@ class Round:
             self._settle_if_counted()
             outcome = self.outcome
         return MoveReport(
-            index,
-            move,
-            self.ends,
-            passebunge=passebunge,
-            closing=closing,
-            last_mappano=self.last_mappano,
-            outcome=outcome,
+            index, move, self.ends, False, passebunge, closing, False, self.last_mappano, outcome
         )
 
     # -- blocked rounds: remaining pips ------------------------------------------------
@@ -718,20 +730,38 @@ def _reachable(candidates: list[Tile], count: int, pips: int) -> bool:
     return pips in sums[count]
 
 
+_PASSES = tuple(Pass(seat) for seat in range(SEATS))
+"""The five possible passes: moves are immutable values, so a round reuses them."""
+
+_PLAYS: dict[tuple[int, int, int | None], Play] = {}
+"""Plays made so far, by (seat, tile bit, on): at most 5 × 28 × 8 immutable values, reused
+rather than built at every move (a frozen dataclass costs more to build than to look up)."""
+
+
+def _play_of(seat: int, tile: Tile, on: int | None) -> Play:
+    """``Play(seat, tile, on)``, the same object every time (plays are immutable values)."""
+    key = (seat, tile.bit, on)
+    play = _PLAYS.get(key)
+    if play is None:
+        play = _PLAYS[key] = Play(seat, tile, on)
+    return play
+
+
 def _get(data: object, key: str) -> object:
-    if not isinstance(data, Mapping):
+    if type(data) is not dict and not isinstance(data, Mapping):
         raise RecordInvalid(gettext_noop("a move must be an object"), rule="R3")
     return data.get(key)
 
 
 def _move_parts(raw: Move | Mapping[str, Any]) -> tuple[str, object, int | None]:
     """Split a move into (``"play"``/``"pass"``, raw tile, on), or raise ``record_invalid``."""
-    if isinstance(raw, Play):
-        return "play", raw.tile, raw.on
-    if isinstance(raw, Pass):
-        return "pass", None, None
-    unknown = sorted(set(raw) - _MOVE_KEYS)
-    if unknown:
+    if type(raw) is not dict:
+        if isinstance(raw, Play):
+            return "play", raw.tile, raw.on
+        if isinstance(raw, Pass):
+            return "pass", None, None
+    if not _MOVE_KEYS.issuperset(raw):
+        unknown = sorted(set(raw) - _MOVE_KEYS)
         raise RecordInvalid(gettext_noop("a move has no field %(key)s"), key=unknown[0])
     if "pass" in raw:
         if raw["pass"] is not True or "tile" in raw or "on" in raw:

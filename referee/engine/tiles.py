@@ -3,17 +3,18 @@
 A tile is ``a-b`` with 0 ≤ a ≤ b ≤ 6; ``6-4`` and ``4-6`` name the same tile.
 Input may be written ``a-b``, ``a|b`` or ``[a|b]`` with the halves in either
 order and no spaces; output is always ``a-b`` with the smaller half first.
+
+A set of tiles can also be held as a bit mask, an ``int`` with ``tile.bit``
+set for each tile in it (python-chess's bitboards): the round's questions
+(played? sleeping? carrying a value the seat passed on?) are then one ``&``.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from functools import cache
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from referee.engine.errors import TileInvalid, gettext_noop
-
-_TILE_RE = re.compile(r"([0-6])-([0-6])|([0-6])\|([0-6])|\[([0-6])\|([0-6])\]")
 
 HIGHEST_VALUE = 6
 """The highest half of a double-six set."""
@@ -21,10 +22,15 @@ HIGHEST_VALUE = 6
 
 @dataclass(frozen=True, order=True, slots=True)
 class Tile:
-    """One tile ``low-high`` (0 ≤ low ≤ high ≤ 6). Pips = low + high (R1)."""
+    """One tile ``low-high`` (0 ≤ low ≤ high ≤ 6). Pips = low + high (R1).
+
+    ``bit`` is the tile's bit in a mask of tiles: ``1 << (7 × low + high)``,
+    so masks list their tiles in the order ``0-0, 0-1, … 6-6``.
+    """
 
     low: int
     high: int
+    bit: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not (0 <= self.low <= self.high <= HIGHEST_VALUE):
@@ -32,6 +38,11 @@ class Tile:
                 gettext_noop("%(tile)s is not a tile of the double-six set"),
                 tile=f"{self.low}-{self.high}",
             )
+        object.__setattr__(self, "bit", 1 << (7 * self.low + self.high))
+
+    def __hash__(self) -> int:
+        # Equal tiles have equal bits; an int hashes far faster than the fields' tuple.
+        return self.bit
 
     @classmethod
     def parse(cls, text: object) -> Tile:
@@ -39,16 +50,16 @@ class Tile:
 
         Raises ``TileInvalid`` (``tile_invalid``, R1) for anything else.
         """
-        if isinstance(text, Tile):
+        if isinstance(text, str):
+            tile = TILE_SPELLINGS.get(text)
+            if tile is not None:
+                return tile
+        elif isinstance(text, Tile):
             return text
-        match = _TILE_RE.fullmatch(text) if isinstance(text, str) else None
-        if match is None:
-            raise TileInvalid(
-                gettext_noop("%(tile)s is not a tile: write a-b with halves 0 to 6"),
-                tile=repr(text) if not isinstance(text, str) else text,
-            )
-        a, b = (int(g) for g in match.groups() if g is not None)
-        return _tile(min(a, b), max(a, b))
+        raise TileInvalid(
+            gettext_noop("%(tile)s is not a tile: write a-b with halves 0 to 6"),
+            tile=repr(text) if not isinstance(text, str) else text,
+        )
 
     @property
     def pips(self) -> int:
@@ -87,15 +98,40 @@ class Tile:
         return f"Tile.parse({str(self)!r})"
 
 
-@cache
-def _tile(low: int, high: int) -> Tile:
-    return Tile(low, high)
-
-
 ALL_TILES: tuple[Tile, ...] = tuple(
-    _tile(a, b) for a in range(HIGHEST_VALUE + 1) for b in range(a, HIGHEST_VALUE + 1)
+    Tile(a, b) for a in range(HIGHEST_VALUE + 1) for b in range(a, HIGHEST_VALUE + 1)
 )
 """The 28 tiles of the set, ordered ``0-0, 0-1, … 6-6``."""
+
+TILE_SPELLINGS: dict[str, Tile] = {
+    spelling: tile
+    for tile in ALL_TILES
+    for a, b in ((tile.low, tile.high), (tile.high, tile.low))
+    for spelling in (f"{a}-{b}", f"{a}|{b}", f"[{a}|{b}]")
+}
+"""Every way R1 lets a tile be written (``a-b``, ``a|b``, ``[a|b]``, halves in either order)."""
+
+
+def mask_of(tiles: Iterable[Tile]) -> int:
+    """The bit mask of ``tiles`` (see ``Tile.bit``)."""
+    mask = 0
+    for tile in tiles:
+        mask |= tile.bit
+    return mask
+
+
+def tiles_in(mask: int) -> list[Tile]:
+    """The tiles of a bit mask, in the order ``0-0, 0-1, … 6-6``."""
+    return [tile for tile in ALL_TILES if tile.bit & mask]
+
+
+ALL_MASK = mask_of(ALL_TILES)
+"""The mask of all 28 tiles."""
+
+CARRYING: tuple[int, ...] = tuple(
+    mask_of(t for t in ALL_TILES if t.carries(value)) for value in range(HIGHEST_VALUE + 1)
+)
+"""``CARRYING[v]``: the mask of the tiles with a half showing ``v`` (R7)."""
 
 TILES_PER_HAND = 5
 """Each seat is dealt five tiles (R4)."""

@@ -84,6 +84,8 @@ class Ledger:
             self.stones[to] += from_table
             transfers.append(Transfer(move, TABLE, to, from_table, reason))
         shortfall = stones - from_table
+        if not shortfall:
+            return transfers
         givers = [seat for seat in dict.fromkeys(shortfall_from) if seat != to]
         given = dict.fromkeys(givers, 0)
         while shortfall > 0:

@@ -2,18 +2,66 @@
 
 R23a–R23e and R24–R25, applied to a ``Ledger``. Seats are 0–4; stones are
 whole numbers; every function returns the transfers it made, in order.
+
+The referee's engine calls these and never the reverse: what they read of a
+rule set and of a round's outcome is spelled out below as protocols, which
+``referee.engine``'s ``RuleSet`` and ``RoundOutcome`` meet (import-linter's
+contracts in pyproject.toml keep ``scoring.core`` from importing the referee).
 """
 
 from __future__ import annotations
 
-from referee.engine.outcome import Ending, Finish, RoundOutcome
-from referee.engine.rules import RuleSet
+from typing import Protocol
+
 from scoring.core.ledger import SEATS, Ledger, Transfer
+
+
+class Stakes(Protocol):
+    """The stones a rule set gives (R40); ``referee.engine.RuleSet`` is one."""
+
+    @property
+    def pass_stones(self) -> int: ...
+    @property
+    def passebunge_stones(self) -> int: ...
+    @property
+    def cucuq_stones(self) -> int: ...
+    @property
+    def ceki_stones(self) -> int: ...
+    @property
+    def pollo_stones(self) -> int: ...
+    @property
+    def manguno_stones(self) -> int: ...
+    @property
+    def manguno_reduced_stones(self) -> int: ...
+    @property
+    def closing_pass_counts(self) -> bool: ...
+
+
+class Settled(Protocol):
+    """What the awards read of a finished round; ``referee.engine.RoundOutcome`` is one.
+
+    ``named`` holds the table's words for it (FIRST CAPPU, CEKI, POLLO, MANGUNO,
+    MATTIKKENG, CUCUQ); seats are 0–4, ``remaining_pips`` five whole numbers.
+    """
+
+    @property
+    def named(self) -> tuple[str, ...]: ...
+    @property
+    def first_cappu(self) -> int | None: ...
+    @property
+    def manguno(self) -> int | None: ...
+    @property
+    def mattikkeng(self) -> tuple[int, ...]: ...
+    @property
+    def cucuq(self) -> int | None: ...
+    @property
+    def remaining_pips(self) -> tuple[int, ...] | None: ...
+    def is_settled(self) -> bool: ...
 
 
 def pass_award(
     ledger: Ledger,
-    rules: RuleSet,
+    rules: Stakes,
     *,
     seat: int,
     passebunge: bool,
@@ -39,7 +87,7 @@ def pass_award(
     )
 
 
-def round_award(ledger: Ledger, rules: RuleSet, outcome: RoundOutcome) -> list[Transfer]:
+def round_award(ledger: Ledger, rules: Stakes, outcome: Settled) -> list[Transfer]:
     """The end-of-round award of a settled round (R23b–R23d).
 
     FIRST CAPPU: the CUCUQ receives up to 1 / CEKI 3 / POLLO 5, shortfall
@@ -52,13 +100,15 @@ def round_award(ledger: Ledger, rules: RuleSet, outcome: RoundOutcome) -> list[T
     """
     if not outcome.is_settled():
         raise ValueError("a blocked round is awarded once every seat's pips are known")
-    if outcome.ending is Ending.CAPPU:
+    named = outcome.named
+    if "FIRST CAPPU" in named:
         assert outcome.first_cappu is not None and outcome.cucuq is not None
-        stones, reason = {
-            Finish.PLAIN: (rules.cucuq_stones, "cappu"),
-            Finish.CEKI: (rules.ceki_stones, "ceki"),
-            Finish.POLLO: (rules.pollo_stones, "pollo"),
-        }[outcome.finish or Finish.PLAIN]
+        if "POLLO" in named:
+            stones, reason = rules.pollo_stones, "pollo"
+        elif "CEKI" in named:
+            stones, reason = rules.ceki_stones, "ceki"
+        else:
+            stones, reason = rules.cucuq_stones, "cappu"
         return ledger.award(
             to=outcome.cucuq, stones=stones, shortfall_from=[outcome.first_cappu], reason=reason
         )
@@ -80,13 +130,13 @@ def round_award(ledger: Ledger, rules: RuleSet, outcome: RoundOutcome) -> list[T
     )
 
 
-def camat_election(ledger: Ledger, outcome: RoundOutcome) -> int | None:
+def camat_election(ledger: Ledger, outcome: Settled) -> int | None:
     """Elect the FIRST CAPPU as CAMAT if the table and it hold no stones (R24), then
     put every stone back on the table (R25). Returns the elected seat or ``None``.
 
     A blocked round never elects.
     """
-    if outcome.ending is not Ending.CAPPU or outcome.first_cappu is None:
+    if "FIRST CAPPU" not in outcome.named or outcome.first_cappu is None:
         return None
     if ledger.table == 0 and ledger.stones[outcome.first_cappu] == 0:
         ledger.reset()

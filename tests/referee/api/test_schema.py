@@ -1,23 +1,13 @@
-"""The OpenAPI schema and its Swagger UI: generated, valid, self-hosted, and honest."""
+"""The OpenAPI schema and its Swagger UI: documented, self-hosted and honest."""
 
 from __future__ import annotations
 
 import re
 
-from django.core.management import call_command
-
 from referee.api.schema import EXAMPLE_RECORD, EXAMPLE_RESULT
 
 PROBLEM = "application/problem+json"
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
-
-
-def test_the_schema_generates_and_validates_without_warnings(tmp_path):
-    out = tmp_path / "openapi.yaml"
-
-    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(out))
-
-    assert "Domeng referee API" in out.read_text()
 
 
 def test_the_score_operation_documents_its_record_result_and_problems(api_client, score_url):

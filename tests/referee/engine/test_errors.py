@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.engine.errors import ERROR_CODES, RefereeError
+from referee.engine.errors import ERROR_CLASSES, ERROR_CODES, NotYourTurn, RefereeError
 from referee.engine.records import replay_record
 
 PLAYERS = ["Andi", "Besse", "Cakra", "Daeng", "Evi"]
@@ -91,9 +91,13 @@ def test_a_caller_may_put_its_own_detail_in_the_error_object_R34():
     assert error.to_dict()["code"] == "opening_tile_invalid"
 
 
-def test_every_error_is_a_referee_error_and_an_exception_R34():
+def test_every_error_class_is_a_referee_error_with_a_code_of_its_own_R34():
+    assert [cls for cls in ERROR_CLASSES if not issubclass(cls, RefereeError)] == []
+    assert len({cls.code for cls in ERROR_CLASSES}) == len(ERROR_CLASSES)
+
+
+def test_a_move_out_of_turn_raises_the_not_your_turn_class_R8():
     error = _error_of([{"moves": [{"seat": 0, "tile": "6-6"}, {"seat": 3, "tile": "5-6"}]}])
 
-    assert isinstance(error, Exception)
-    assert error.code == "not_your_turn"
-    assert error.rule == "R8"
+    assert type(error) is NotYourTurn
+    assert (error.code, error.rule) == ("not_your_turn", "R8")

@@ -21,7 +21,7 @@ from referee.engine.moves import Pass, Play
 from referee.engine.records import Record, export_record, replay, replay_record
 from referee.engine.rules import RuleSet
 from referee.engine.simulation import random_record
-from referee.engine.tiles import Tile
+from referee.engine.tiles import ALL_TILES, Tile
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -153,6 +153,41 @@ def test_legal_moves_contain_the_real_move_and_every_legal_move_is_accepted_R30(
                     assert any(isinstance(m, Play) and m.tile == tile for m in legal)
                 probe = data.draw(st.sampled_from(legal), label=f"legal move in round {number}")
                 copy.deepcopy(game).push(probe)  # never raises
+            game.push(move)
+        for key, kind in (("reveal", "tiles"), ("pips", "pips")):
+            for seat, value in sorted((rnd.get(key) or {}).items()):
+                game.reveal(int(seat), **{kind: value})
+
+
+def _accepts(rnd, move) -> bool:
+    try:
+        copy.deepcopy(rnd).push(move)
+    except RefereeError:
+        return False
+    return True
+
+
+@settings(max_examples=15, deadline=None)
+@given(records(max_rounds=3), st.data())
+def test_legal_moves_are_exactly_the_plays_and_passes_the_referee_accepts_R7_R9_R31_R32(
+    record, data
+):
+    game = Game(_rules(record))
+    for number, rnd in enumerate(record["rounds"], start=1):
+        for seat, hand in sorted((rnd.get("hands") or {}).items()):
+            game.declare(int(seat), hand)
+        for index, move in enumerate(rnd["moves"]):
+            current = game.current
+            check = data.draw(st.booleans(), label=f"check round {number} move {index}")
+            if check and current is not None and current.round.ends is not None:
+                state = current.round
+                seat = state.turn
+                ends = sorted(set(state.ends))
+                plays = [Play(seat, tile, value) for tile in ALL_TILES for value in ends]
+                accepted = [m for m in [*plays, Pass(seat)] if _accepts(state, m)]
+                assert state.legal_moves() == accepted  # in order: tiles 0-0 … 6-6, then PASS
+                by_end = {v: [m.tile for m in accepted if m in plays and m.on == v] for v in ends}
+                assert state.playable_tiles() == by_end
             game.push(move)
         for key, kind in (("reveal", "tiles"), ("pips", "pips")):
             for seat, value in sorted((rnd.get(key) or {}).items()):

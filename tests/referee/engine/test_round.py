@@ -446,3 +446,26 @@ def test_legal_moves_of_other_seats_leave_out_a_declared_hands_tiles_R31():
     tiles = sorted(str(m.tile) for m in rnd.legal_moves() if isinstance(m, Play))
 
     assert tiles == ["0-6", "1-6", "2-6", "3-6"]
+
+
+def test_each_pass_says_whether_it_was_a_passebunge_R10():
+    rnd = Round(number=2, rules=DEFAULT_RULES, expected_leader=0)
+    for move in [
+        {"seat": 0, "tile": "1-2"},
+        {"seat": 1, "pass": True},  # seat 1 has played nothing yet: PASSEBUNGE
+        {"seat": 2, "tile": "2-3", "on": 2},
+        {"seat": 3, "pass": True},
+        {"seat": 4, "pass": True},
+        {"seat": 0, "tile": "3-4", "on": 3},
+        {"seat": 1, "pass": True},  # still nothing played: PASSEBUNGE again
+        {"seat": 2, "pass": True},  # seat 2 played 2-3: a plain PASS
+    ]:
+        rnd.push(move)
+
+    assert [(p.seat, p.passebunge) for p in rnd.passes] == [
+        (1, True),
+        (3, True),
+        (4, True),
+        (1, True),
+        (2, False),
+    ]

@@ -2,30 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
-import pytest
-
-# Loaded first so this module collects even while scoring.core cannot be imported on its
-# own (see test_the_scoring_core_imports_on_its_own).
-import referee.engine  # noqa: F401
 from scoring.core.ledger import TABLE, Ledger, Transfer
-
-ROOT = Path(__file__).resolve().parents[3]
-
-
-@pytest.mark.parametrize(
-    "module", ["scoring.core", "scoring.core.ledger", "scoring.core.settlement"]
-)
-def test_the_scoring_core_imports_on_its_own(module):
-    # A fresh interpreter: nothing of the referee is loaded before the scorer.
-    done = subprocess.run(
-        [sys.executable, "-c", f"import {module}"], cwd=ROOT, capture_output=True, text=True
-    )
-
-    assert done.returncode == 0, done.stderr.strip().splitlines()[-1:]
 
 
 def _ledger(table: int, stones: list[int]) -> Ledger:
