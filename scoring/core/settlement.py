@@ -6,9 +6,10 @@ whole numbers; every function returns the transfers it made, in order.
 
 from __future__ import annotations
 
+from referee.engine.errors import RulingInvalid, gettext_noop
 from referee.engine.outcome import Ending, Finish, RoundOutcome
 from referee.engine.rules import RuleSet
-from scoring.core.ledger import SEATS, Ledger, Transfer
+from scoring.core.ledger import SEATS, TABLE, Ledger, Transfer
 
 
 def pass_award(
@@ -92,3 +93,41 @@ def camat_election(ledger: Ledger, outcome: RoundOutcome) -> int | None:
         ledger.reset()
         return outcome.first_cappu
     return None
+
+
+def adjustment(ledger: Ledger, data: object) -> Transfer:
+    """Apply an organiser's adjustment ``{"from", "to", "stones", "reason"}`` (R36).
+
+    ``from``/``to`` are ``"table"`` or a seat 0–4, ``stones`` a whole number
+    ≥ 1, ``reason`` a non-empty text. Nobody gives more than they hold, so
+    stones stay conserved and nobody goes negative; no CAMAT is elected (R24
+    is checked only at a round's end). Raises ``ruling_invalid`` (R36) for
+    anything else; the ledger is unchanged then.
+    """
+    if not isinstance(data, dict) or set(data) != {"from", "to", "stones", "reason"}:
+        raise RulingInvalid(
+            gettext_noop('an adjustment is {"from", "to", "stones", "reason"}'), rule="R36"
+        )
+    source, to, stones, reason = data["from"], data["to"], data["stones"], data["reason"]
+    for holder in (source, to):
+        if holder != TABLE and (type(holder) is not int or not 0 <= holder < SEATS):
+            raise RulingInvalid(
+                gettext_noop('an adjustment moves stones between "table" and seats 0 to 4'),
+                rule="R36",
+            )
+    if source == to:
+        raise RulingInvalid(gettext_noop("an adjustment cannot give stones to the giver"), rule="R36")
+    if type(stones) is not int or stones < 1:
+        raise RulingInvalid(gettext_noop("an adjustment moves at least 1 stone"), rule="R36")
+    if not isinstance(reason, str) or not reason.strip():
+        raise RulingInvalid(gettext_noop("an adjustment always carries its reason"), rule="R36")
+    held = ledger.holding(source)
+    if held < stones:
+        raise RulingInvalid(
+            gettext_noop("%(giver)s holds %(held)s stones and cannot give %(stones)s"),
+            rule="R36",
+            giver="the table" if source == TABLE else f"seat {source}",
+            held=held,
+            stones=stones,
+        )
+    return ledger.move(source=source, to=to, stones=stones)
