@@ -99,3 +99,12 @@ class SessionState(ServiceError):
     code = "session_state"
     title = _("Session state")
     default_detail = _("No session is open.")
+
+
+class OrganiserOnly(ServiceError):
+    """Corrections of earlier rounds and rulings (R35–R38) are the organiser's."""
+
+    status = 403
+    code = "organiser_only"
+    title = _("Organiser only")
+    default_detail = _("Only the organiser may correct an earlier round or make a ruling.")

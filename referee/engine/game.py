@@ -290,7 +290,9 @@ class Game:
 
     # -- the organiser's rulings (R35, R36, R38) -------------------------------------
 
-    def _enter_unjudged(self, game_round: GameRound, raw: Move | Mapping[str, Any]) -> GameMoveReport:
+    def _enter_unjudged(
+        self, game_round: GameRound, raw: Move | Mapping[str, Any]
+    ) -> GameMoveReport:
         """Keep a voided round's move after checking only its form (R35): a seat 0–4,
         a play or a pass, a well-formed tile."""
         index = len(game_round.entries)
@@ -385,9 +387,9 @@ class Game:
                 seat=repr(seat),
             ).at(round=number)
         if not isinstance(name, str) or not name.strip():
-            raise RecordInvalid(
-                gettext_noop("a substitute has a non-empty name"), rule="R38"
-            ).at(round=number)
+            raise RecordInvalid(gettext_noop("a substitute has a non-empty name"), rule="R38").at(
+                round=number
+            )
         if game_round.round.number != number or not game_round.is_fresh():
             raise RecordInvalid(
                 gettext_noop("a substitute comes before the events of round %(number)s"),

@@ -89,7 +89,7 @@ def replay(record: Record) -> Game:
         if not isinstance(data, Mapping):
             raise RecordInvalid(gettext_noop("a round is a JSON object")).at(round=number)
         substitutes = _seat_map(data.get("substitutes"), "substitutes", number)
-        for seat, name in substitutes.items():
+        for name in substitutes.values():
             if not isinstance(name, str) or not name.strip():
                 raise RecordInvalid(
                     gettext_noop("a substitute has a non-empty name"), rule="R38"

@@ -116,7 +116,9 @@ def adjustment(ledger: Ledger, data: object) -> Transfer:
                 rule="R36",
             )
     if source == to:
-        raise RulingInvalid(gettext_noop("an adjustment cannot give stones to the giver"), rule="R36")
+        raise RulingInvalid(
+            gettext_noop("an adjustment cannot give stones to the giver"), rule="R36"
+        )
     if type(stones) is not int or stones < 1:
         raise RulingInvalid(gettext_noop("an adjustment moves at least 1 stone"), rule="R36")
     if not isinstance(reason, str) or not reason.strip():

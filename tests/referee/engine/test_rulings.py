@@ -36,7 +36,8 @@ def _error(record: dict) -> dict:
 def test_a_voided_round_moves_no_stone_and_the_next_round_is_the_first_lead_R35_R5():
     rounds = replay_record(RULINGS)["rounds"]
     assert rounds[0]["void"] is True
-    assert rounds[0]["transfers"] == [] and rounds[0]["winner"] is None
+    assert rounds[0]["transfers"] == []
+    assert rounds[0]["winner"] is None
     assert rounds[0]["after"] == {
         "table": 25,
         "stones": [0] * 5,
@@ -94,7 +95,8 @@ def test_an_adjustment_comes_after_the_award_and_never_elects_a_camat_R36():
         {"move": None, "from": 2, "to": 4, "stones": 1, "reason": "adjustment"},
     ]
     assert result["after"]["table"] == 0
-    assert result["camat_elected"] is None and result["after"]["camat"] is None
+    assert result["camat_elected"] is None
+    assert result["after"]["camat"] is None
     assert sum(result["after"]["stones"]) + result["after"]["table"] == 25
 
 
