@@ -78,7 +78,7 @@ def game_state(
     game_round = engine.rounds[-1] if engine.rounds else None
     rnd = game_round.round if game_round else None
     round_over = rnd is not None and rnd.is_over()
-    if game_round is None or game_round.is_closed():
+    if game_round is None or rnd is None or game_round.is_closed():
         status = "awaiting_lead"
         turn = engine.expected_leader()
     elif rnd.is_waiting_for_reveals():
@@ -174,12 +174,21 @@ def _outcome(outcome: RoundOutcome | None, game_round: Any) -> dict[str, Any] | 
 
 
 def _void_banner(game_round: Any) -> dict[str, Any]:
-    """A voided round as the table's banner shows it: its number and why (R35)."""
+    """A voided round as the table's banner shows it: nothing named, and why (R35)."""
     return {
         "number": game_round.round.number,
-        "void": {"reason": game_round.void_reason},
+        "ending": None,
+        "finish": None,
         "named": [],
+        "first_cappu": None,
+        "manguno": None,
+        "mattikkeng": [],
+        "cucuq": None,
+        "winner": None,
+        "remaining_pips": None,
         "transfers": [t.to_dict() for t in game_round.transfers],
+        "camat_elected": None,
+        "void": {"reason": game_round.void_reason},
     }
 
 
