@@ -325,3 +325,40 @@ def test_a_stored_game_is_replaced_by_its_corrected_record_and_events_keep_their
     assert table.result() == replay_record(record)
     assert Event.objects.get(pk=kept.pk).revoked_by is None
     assert response.json()["correction"]["kind"] == "replace"
+
+
+def test_scenarios_40_and_41_played_at_the_live_table_give_their_results_R35_R36_R38(
+    table, load_scenario
+):
+    """Round 1's wrong 2-5 is refused at the table, so the organiser voids the round after
+    its lead; the adjustment, the substitute and the other rounds go through the API."""
+    scenario = load_scenario("40_void_adjust_substitute")
+    rounds = scenario["record"]["rounds"]
+    table.accept(table.move(rounds[0]["moves"][0]))
+    assert table.move(rounds[0]["moves"][1]).json()["code"] == "tile_does_not_match"
+    void = rounds[0]["void"]
+    assert table.post("rounds/1/void/", void, client=table.organiser).status_code == 200
+    table.play_round(rounds[1])
+    too_large = load_scenario("41_adjustment_too_large")
+    refused = table.post(
+        "rounds/2/adjustments/",
+        too_large["record"]["rounds"][1]["adjustments"][0],
+        client=table.organiser,
+    )
+    assert {k: refused.json()[k] for k in too_large["expect"]} == too_large["expect"]
+    adjusted = table.post(
+        "rounds/2/adjustments/", rounds[1]["adjustments"][0], client=table.organiser
+    )
+    assert adjusted.status_code == 200, adjusted.content
+    substitute = table.post(
+        "seats/4/substitutes/", {"name": "Fajar", "from_round": 3}, client=table.organiser
+    )
+    assert substitute.status_code == 200, substitute.content
+    table.play_round(rounds[2])
+    table.play_round(rounds[3])
+
+    assert table.result() == scenario["expect"]
+    exported = table.record()
+    assert exported["rounds"][0]["void"] == void
+    assert exported["rounds"][2]["substitutes"] == {"4": "Fajar"}
+    assert replay_record(exported) == scenario["expect"]
