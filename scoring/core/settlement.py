@@ -125,10 +125,17 @@ def adjustment(ledger: Ledger, data: object) -> Transfer:
         raise RulingInvalid(gettext_noop("an adjustment always carries its reason"), rule="R36")
     held = ledger.holding(source)
     if held < stones:
+        if source == TABLE:
+            raise RulingInvalid(
+                gettext_noop("the table cannot give %(stones)s: it holds %(held)s"),
+                rule="R36",
+                held=held,
+                stones=stones,
+            )
         raise RulingInvalid(
-            gettext_noop("%(giver)s holds %(held)s stones and cannot give %(stones)s"),
+            gettext_noop("seat %(seat)s cannot give %(stones)s: it holds %(held)s"),
             rule="R36",
-            giver="the table" if source == TABLE else f"seat {source}",
+            seat=source,
             held=held,
             stones=stones,
         )
