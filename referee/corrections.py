@@ -16,7 +16,7 @@ table (issue 13 item 5).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -24,6 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from referee import folding
+from referee.engine import Game as EngineGame
 from referee.engine import RefereeError, RuleSet
 from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
 from referee.engine.records import Record, replay
@@ -44,6 +45,7 @@ from referee.services import (
     _remember,
 )
 from scoring import services as league
+from scoring.exceptions import PlayerTwice
 
 # Positions moved during a correction park here first: a live position is unique per game.
 _PARKING_OFFSET = 1_000_000_000
@@ -297,7 +299,9 @@ def seat_rename(
     game = _lock(game_id)
     _check_open(game, None, actor)
     row = Seat.objects.get(game=game, number=seat)
-    entry_name, player_id = _seat_entry(game, name, player, allow_elsewhere, seat_row=row)
+    entry_name, player_id = _seat_entry(game, name, player, allow_elsewhere)
+    if player_id is not None and game.seats.filter(player_id=player_id).exclude(pk=row.pk).exists():
+        raise PlayerTwice()
     if row.name == entry_name and row.player_id == player_id:
         return Outcome(
             200, {"correction": None, "state": game_state_for(game)}, headers=_etag(game)
@@ -365,13 +369,14 @@ def game_replace(*, game_id: Any, record: Any, actor: Actor, reason: str = "") -
 def _correct(
     *,
     game_id: Any,
-    edit: Any,
+    edit: Callable[[Game, list[_Slot]], list[_Slot]],
     actor: Actor,
     reason: str,
     precondition: Precondition | None,
     idempotency: Idempotency | None,
     kind: str,
 ) -> Outcome:
+    """Lock the game, ``edit`` its live events, judge the result as a replay and store it."""
     refused: RefereeError | None = None
     with transaction.atomic():
         game = _lock(game_id)
@@ -386,7 +391,7 @@ def _correct(
             _remember(game, idempotency, 200, body)
             return Outcome(200, body, headers=_etag(game))
         try:
-            engine, effects = _judge(game, after)
+            engine = _judge(game, after)
         except RefereeError as error:
             refused = error
             changes = _audit(before, after)
@@ -402,7 +407,7 @@ def _correct(
                 entered_by=actor.label,
             )
         if refused is None:
-            correction = _store(game, before, after, effects, actor, reason, kind)
+            correction = _store(game, before, after, actor, reason, kind)
             _recache(game, engine, after)
             league.seat_rounds_rebuild(game=game, engine=engine)
             body = {
@@ -501,7 +506,7 @@ def _same(before: list[_Slot], after: list[_Slot]) -> bool:
     )
 
 
-def _judge(game: Game, slots: list[_Slot]) -> tuple[Any, list[folding.Effects]]:
+def _judge(game: Game, slots: list[_Slot]) -> EngineGame:
     """Judge the corrected game as the replay of its record (R37), then fold its events.
 
     Raises the replay's first ``RefereeError``, or ``round_over`` (R30) where the
@@ -517,14 +522,14 @@ def _judge(game: Game, slots: list[_Slot]) -> tuple[Any, list[folding.Effects]]:
             raise RoundOver(gettext_noop("the round is over: no event can follow its end")).at(
                 round=slot.round
             )
-    return engine, effects
+    return engine
 
 
-def _fold_slots(game: Game, slots: list[_Slot]) -> tuple[Any, list[folding.Effects]]:
+def _fold_slots(game: Game, slots: list[_Slot]) -> tuple[EngineGame, list[folding.Effects]]:
     return folding.fold(RuleSet.from_dict(game.rules), [(s.kind, s.payload) for s in slots])
 
 
-def _current_round_number(engine: Any) -> int:
+def _current_round_number(engine: EngineGame) -> int:
     """The round in play, else (the last being settled or voided) the next one."""
     if not engine.rounds:
         return 1
@@ -536,7 +541,6 @@ def _store(
     game: Game,
     before: list[_Slot],
     after: list[_Slot],
-    effects: list[folding.Effects],
     actor: Actor,
     reason: str,
     kind: str,
@@ -633,7 +637,7 @@ def _audit(before: list[_Slot], after: list[_Slot]) -> list[dict[str, Any]]:
     return changes
 
 
-def _recache(game: Game, engine: Any, slots: list[_Slot]) -> None:
+def _recache(game: Game, engine: EngineGame, slots: list[_Slot]) -> None:
     """Re-cache the fold's snapshot and the seats' substitutes; a new version."""
     snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(engine.rules))
     game.version += 1
@@ -656,11 +660,7 @@ def substitutes_of(slots: Sequence[Any]) -> list[list[Any]]:
 
 
 def _seat_entry(
-    game: Game,
-    name: str | None,
-    player: Any,
-    allow_elsewhere: bool,
-    seat_row: Seat | None = None,
+    game: Game, name: str | None, player: Any, allow_elsewhere: bool
 ) -> tuple[str, int | None]:
     """A seat's occupant as (name, player id): a guest's name, or a club player (R38)."""
     if player is None:
@@ -683,13 +683,13 @@ def correction_dict(correction: Correction) -> dict[str, Any]:
         "entered_by": correction.entered_by,
         "created_at": correction.created_at.isoformat(),
         "reason": correction.reason,
-        "changes": _redacted(correction.changes),
+        "changes": redacted(correction.changes),
         "replaced": [_event_dict(e) for e in correction.revoked.order_by("position")],
         "replacement": _event_dict(correction.replacement) if correction.replacement else None,
     }
 
 
-def _redacted(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def redacted(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A declared hand's tiles are never shown in the trail (R31)."""
     result = []
     for change in changes:

@@ -543,7 +543,7 @@ class EventLogView(GameMixin, APIView):
             }
             for e in Event.objects.filter(game=game).order_by("position", "id")
         ]
-        corrections = [
+        trail = [
             {
                 "id": c.pk,
                 "kind": c.kind,
@@ -551,6 +551,7 @@ class EventLogView(GameMixin, APIView):
                 "reason": c.reason,
                 "created_at": c.created_at,
                 "replacement_position": c.replacement.position if c.replacement else None,
+                "changes": corrections.redacted(c.changes),
             }
             for c in Correction.objects.filter(game=game).select_related("replacement")
         ]
@@ -566,7 +567,7 @@ class EventLogView(GameMixin, APIView):
             }
             for r in RefusedEvent.objects.filter(game=game)
         ]
-        return Response({"events": events, "corrections": corrections, "refused": refused})
+        return Response({"events": events, "corrections": trail, "refused": refused})
 
 
 def _may_read_detail(refused: RefusedEvent, viewer: int | None) -> bool:
