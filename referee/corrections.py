@@ -28,6 +28,7 @@ from referee.engine import Game as EngineGame
 from referee.engine import RefereeError, RuleSet
 from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
 from referee.engine.records import Record, replay
+from referee.engine.round import check_seat
 from referee.exceptions import EventNotAmendable, OrganiserOnly, SeatNotAllowed
 from referee.models import Correction, Event, Game, RefusedEvent, Seat
 from referee.selectors import game_state_for
@@ -298,7 +299,7 @@ def seat_rename(
     _check_organiser(actor)
     game = _lock(game_id)
     _check_open(game, None, actor)
-    row = Seat.objects.get(game=game, number=seat)
+    row = Seat.objects.get(game=game, number=check_seat(seat))
     entry_name, player_id = _seat_entry(game, name, player, allow_elsewhere)
     if player_id is not None and game.seats.filter(player_id=player_id).exclude(pk=row.pk).exists():
         raise PlayerTwice()
@@ -461,6 +462,13 @@ def _apply_changes(
             if number is None:
                 neighbour = result[at] if at < len(result) else (result[-1] if result else None)
                 number = neighbour.round if neighbour is not None else 1
+            last = max((slot.round for slot in result), default=0)
+            if number > last + 1:  # a round is begun by its first event, one after another
+                raise RecordInvalid(
+                    gettext_noop("round %(number)s has not begun: the next is %(next)s"),
+                    number=number,
+                    next=last + 1,
+                ).at(round=last + 1)
             result.insert(at, _Slot(change.kind, payload, number))
         else:
             raise RecordInvalid(gettext_noop("unknown correction %(op)s"), op=change.op)

@@ -362,3 +362,25 @@ def test_scenarios_40_and_41_played_at_the_live_table_give_their_results_R35_R36
     assert exported["rounds"][0]["void"] == void
     assert exported["rounds"][2]["substitutes"] == {"4": "Fajar"}
     assert replay_record(exported) == scenario["expect"]
+
+
+@pytest.mark.parametrize(
+    ("suffix", "body", "code"),
+    [
+        ("rounds/99999999999/void/", {"reason": "x"}, "record_invalid"),
+        ("seats/4/substitutes/", {"name": "Fajar", "from_round": 10**12}, "record_invalid"),
+    ],
+)
+def test_a_ruling_on_a_round_not_begun_is_refused_R35_R38(table, suffix, body, code):
+    table.accept(table.play(0, "6-6"))
+
+    response = table.post(suffix, body, client=table.organiser)
+
+    assert response.status_code == 400
+    assert response.json()["code"] == code
+
+
+def test_re_seating_a_seat_that_does_not_exist_is_record_invalid_R3(table):
+    response = table.organiser.put(table.url("seats/7/"), {"name": "Fajar"}, format="json")
+
+    assert (response.status_code, response.json()["code"]) == (400, "record_invalid")
