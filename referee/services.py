@@ -151,6 +151,7 @@ def game_create(
     created_by: User | AnonymousUser | None = None,
     club: Any = None,
     season: Any = None,
+    allow_seated_elsewhere: bool = True,
 ) -> Game:
     """Create a game with five seats (seat 0 to 4, R3) and a rule set (R40).
 
@@ -159,11 +160,17 @@ def game_create(
     (R3/R40) for players that are not five names (of at most
     ``PLAYER_NAME_MAX_LENGTH`` characters, what a seat stores) or rules R40
     does not allow, and the league's errors (``player_not_in_club``,
-    ``season_archived`` …).
+    ``season_archived`` …). Without ``allow_seated_elsewhere`` (the API asks the
+    organiser), a club player sitting in another open game is
+    ``player_seated_elsewhere`` (409, R38).
     """
     league_seats = league.game_league_resolve(
         players=players, club=club, season=season, created_by=created_by
     )
+    if not allow_seated_elsewhere:
+        for _, player in league_seats.seats:
+            if player is not None:
+                league.check_not_seated_elsewhere(player=player)
     players = league_seats.names
     record = Record.parse(
         {"format": "domeng-record/1", "players": players, "rules": rules, "rounds": []}

@@ -250,6 +250,7 @@ class GameListCreateView(generics.ListAPIView):  # type: ignore[type-arg]
             created_by=request.user,
             club=data.get("club"),
             season=data.get("season"),
+            allow_seated_elsewhere=data["allow_seated_elsewhere"],
         )
         body = {
             "id": str(game.pk),

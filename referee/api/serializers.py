@@ -107,6 +107,11 @@ class GameCreateSerializer(StrictSerializer):
         allow_null=True,
         help_text="The club's season (id); not an archived one. Implies the club.",
     )
+    allow_seated_elsewhere = serializers.BooleanField(
+        default=False,
+        help_text="Seat club players who sit in another open game (else 409 "
+        "`player_seated_elsewhere` naming it, R38).",
+    )
 
 
 class GameCreatedSerializer(serializers.Serializer):  # type: ignore[type-arg]

@@ -130,3 +130,23 @@ def test_a_club_player_cannot_sit_in_two_open_games_unless_the_organiser_says_so
     assert allowed.status_code == 200
     assert free.status_code == 200
     assert organiser_client.get(f"{API}/games/{second}/").json()["seats"][1]["name"] == "Fajar"
+
+
+def test_a_new_game_refuses_a_club_player_already_at_an_open_table_R38(
+    organiser_client, club, players
+):
+    body = {"players": [p.pk for p in players[:5]], "club": club.slug}
+    first = organiser_client.post(f"{API}/games/", body, format="json").json()["id"]
+    again = {"players": [players[5].pk, "B", "C", "D", players[0].pk], "club": club.slug}
+
+    refused = organiser_client.post(f"{API}/games/", again, format="json")
+    allowed = organiser_client.post(
+        f"{API}/games/", {**again, "allow_seated_elsewhere": True}, format="json"
+    )
+    organiser_client.post(f"{API}/games/{first}/close/")
+    after_close = organiser_client.post(f"{API}/games/", again, format="json")
+
+    assert (refused.status_code, refused.json()["code"]) == (409, "player_seated_elsewhere")
+    assert refused.json()["game"] == first
+    assert allowed.status_code == 201
+    assert after_close.status_code == 409  # still at the table of the game just allowed
