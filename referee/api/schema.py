@@ -726,6 +726,7 @@ EXAMPLE_RESULT: Schema = {
             ],
             "camat_elected": None,
             "after": {"table": 23, "stones": [0, 0, 0, 0, 2], "camat": None, "next_leader": 1},
+            "void": False,
         }
     ],
 }
