@@ -129,3 +129,11 @@ class SeatIsComputer(ServiceError):
     code = "seat_is_computer"
     title = _("Seat is a computer")
     default_detail = _("The computer plays this seat: no phone may join it (R39).")
+
+class OrganiserOnly(ServiceError):
+    """Corrections of earlier rounds and rulings (R35–R38) are the organiser's."""
+
+    status = 403
+    code = "organiser_only"
+    title = _("Organiser only")
+    default_detail = _("Only the organiser may correct an earlier round or make a ruling.")

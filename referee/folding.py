@@ -1,8 +1,11 @@
 """Stored events → the rules core: apply one event to an ``engine.Game`` and say what it did.
 
 An event is ``(kind, payload)`` with ``kind`` one of ``move``, ``hand``,
-``reveal`` and ``payload`` in record form (see ``referee.models.Event``).
-The fold is the only place where stored events meet the rules.
+``reveal`` and ``payload`` in record form (see ``referee.models.Event``), or
+one of the organiser's rulings: ``void`` ``{"round", "reason"}`` (R35),
+``adjustment`` ``{"round", "from", "to", "stones", "reason"}`` (R36),
+``substitute`` ``{"round", "seat", "name", "player"?}`` (R38). The fold is the
+only place where stored events meet the rules.
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.engine import Game, RuleSet, Standing
-from referee.engine.errors import RecordInvalid, gettext_noop
+from referee.engine.errors import RecordInvalid, RulingInvalid, gettext_noop
 from referee.engine.game import GameMoveReport
 from referee.engine.moves import Play
+from referee.engine.round import check_seat
 
 
 @dataclass
@@ -69,7 +73,34 @@ def apply_event(game: Game, kind: str, payload: dict[str, Any]) -> Effects:
             effects.named = list(outcome.named)
             effects.camat_elected = game_round.camat_elected
         return effects
+    if kind in RULING_KINDS:
+        return _apply_ruling(game, kind, payload)
     raise RecordInvalid(gettext_noop("unknown event kind %(kind)s"), kind=kind)
+
+
+RULING_KINDS = frozenset({"void", "adjustment", "substitute"})
+"""Event kinds that only an organiser enters (R35, R36, R38)."""
+
+
+def ruling_round(kind: str, payload: dict[str, Any]) -> int | None:
+    """The round a ruling names (``payload["round"]``), or ``None`` if it names none."""
+    number = payload.get("round") if kind in RULING_KINDS else None
+    return number if type(number) is int and number >= 1 else None
+
+
+def _apply_ruling(game: Game, kind: str, payload: dict[str, Any]) -> Effects:
+    number = ruling_round(kind, payload)
+    if number is None:
+        raise RulingInvalid(gettext_noop("a ruling names its round (1, 2, …)"), rule="R35")
+    if kind == "void":
+        game.void_round(number, payload.get("reason"))
+        return Effects(round=number)
+    if kind == "adjustment":
+        data = {k: payload.get(k) for k in ("from", "to", "stones", "reason")}
+        transfer = game.adjust(number, data)
+        return Effects(round=number, transfers=[transfer.to_dict()])
+    game.substitute(number, payload.get("seat"), payload.get("name"))
+    return Effects(round=number)
 
 
 def _move_effects(game: Game, result: GameMoveReport) -> Effects:
@@ -80,6 +111,8 @@ def _move_effects(game: Game, result: GameMoveReport) -> Effects:
         settled=result.settled,
         camat_elected=result.camat_elected,
     )
+    if result.voided:
+        return effects  # a voided round's move names nothing (R35)
     if report.move.is_pass:
         effects.named.append("PASSEBUNGE" if report.passebunge else "PASS")
     elif isinstance(report.move, Play) and report.mappakuling:
@@ -133,7 +166,102 @@ def fold(
     *,
     snapshot: dict[str, Any] | None = None,
 ) -> tuple[Game, list[Effects]]:
-    """Fold ``events`` (kind, payload) from ``snapshot`` (or the game's start)."""
+    """Fold ``events`` (kind, payload) from ``snapshot`` (or the game's start).
+
+    A round that a ``void`` event among them names is begun voided (R35).
+    """
+    events = list(events)
     game = resume(rules, snapshot or initial_snapshot(rules))
+    game.void_ahead = frozenset(
+        number
+        for kind, payload in events
+        if kind == "void" and (number := ruling_round(kind, payload)) is not None
+    )
     effects = [apply_event(game, kind, payload) for kind, payload in events]
     return game, effects
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One event of a game with the round it belongs to (1-based)."""
+
+    kind: str
+    payload: dict[str, Any]
+    round: int
+
+
+def record_entries(rounds: Iterable[Any]) -> list[Entry]:
+    """A checked record's rounds as the events a table would have entered, in order.
+
+    Per round (R34): substitutes (R38), declared hands, moves, reveals seat 0
+    to 4, the void (R35), the adjustments (R36). Folding them gives the
+    record's replay.
+    """
+    entries: list[Entry] = []
+    for number, data in enumerate(rounds, start=1):
+        for seat, name in sorted((data.get("substitutes") or {}).items()):
+            entries.append(
+                Entry("substitute", {"round": number, "seat": int(seat), "name": name}, number)
+            )
+        for seat, tiles in sorted((data.get("hands") or {}).items()):
+            entries.append(Entry("hand", {"seat": int(seat), "tiles": tiles}, number))
+        entries.extend(Entry("move", move, number) for move in data["moves"])
+        reveal, pips = data.get("reveal") or {}, data.get("pips") or {}
+        for seat in range(5):
+            payload: dict[str, Any] = {"seat": seat}
+            if str(seat) in reveal:
+                payload["tiles"] = reveal[str(seat)]
+            if str(seat) in pips:
+                payload["pips"] = pips[str(seat)]
+            if len(payload) > 1:
+                entries.append(Entry("reveal", payload, number))
+        if data.get("void") is not None:
+            entries.append(Entry("void", {"round": number, **data["void"]}, number))
+        for adjustment in data.get("adjustments") or ():
+            entries.append(Entry("adjustment", {"round": number, **adjustment}, number))
+    return entries
+
+
+def entries_record(
+    players: Iterable[str], rules: RuleSet, entries: Iterable[Entry]
+) -> dict[str, Any]:
+    """The ``domeng-record/1`` record of a game's events grouped by their rounds.
+
+    The inverse of ``record_entries``: replaying it judges the events exactly
+    as a record (R37). A round number with no event is an empty round.
+    Raises ``record_invalid`` (R3) for a hand or reveal whose seat is not 0–4.
+    """
+    rounds: list[dict[str, Any]] = []
+    for entry in entries:
+        while len(rounds) < entry.round:
+            rounds.append({"moves": []})
+        data = rounds[entry.round - 1]
+        payload = entry.payload
+        if entry.kind == "move":
+            data["moves"].append(payload)
+        elif entry.kind in {"hand", "reveal"}:
+            try:
+                seat = str(check_seat(payload.get("seat")))
+            except RecordInvalid as error:
+                raise error.at(round=entry.round) from None
+            if entry.kind == "hand":
+                data.setdefault("hands", {})[seat] = payload.get("tiles")
+            for field, key in (("reveal", "tiles"), ("pips", "pips")):
+                if entry.kind == "reveal" and key in payload:
+                    data.setdefault(field, {})[seat] = payload[key]
+        elif entry.kind == "void":
+            data["void"] = {"reason": payload.get("reason")}
+        elif entry.kind == "adjustment":
+            data.setdefault("adjustments", []).append(
+                {k: payload.get(k) for k in ("from", "to", "stones", "reason")}
+            )
+        elif entry.kind == "substitute":
+            data.setdefault("substitutes", {})[str(payload.get("seat"))] = payload.get("name")
+        else:
+            raise RecordInvalid(gettext_noop("unknown event kind %(kind)s"), kind=entry.kind)
+    return {
+        "format": "domeng-record/1",
+        "players": list(players),
+        "rules": rules.to_dict(),
+        "rounds": rounds,
+    }

@@ -16,6 +16,7 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 JOIN_CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # no 0/O, 1/I: read aloud at a table
@@ -141,17 +142,21 @@ class Event(models.Model):
         MOVE = "move", _("move")
         HAND = "hand", _("declared hand")
         REVEAL = "reveal", _("reveal")
+        VOID = "void", _("void")  # the organiser's rulings (R35, R36, R38)
+        ADJUSTMENT = "adjustment", _("adjustment")
+        SUBSTITUTE = "substitute", _("substitute")
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
     position = models.PositiveIntegerField()
-    kind = models.CharField(max_length=8, choices=Kind.choices)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
     payload = models.JSONField()
     round_number = models.PositiveIntegerField()
     session = models.ForeignKey(
         GameSession, null=True, blank=True, on_delete=models.SET_NULL, related_name="events"
     )
     entered_by = models.CharField(max_length=120, help_text="Who entered it: user or table token.")
-    created_at = models.DateTimeField(auto_now_add=True)
+    # When it was first entered: an amendment's replacement keeps its original's (R37).
+    created_at = models.DateTimeField(default=timezone.now)
     revoked_by = models.ForeignKey(
         "Correction", null=True, blank=True, on_delete=models.PROTECT, related_name="revoked"
     )
@@ -172,14 +177,26 @@ class Event(models.Model):
 
 
 class Correction(models.Model):
-    """An undo or an amendment: who, when, what was replaced (the audit trail)."""
+    """A correction or a ruling: who, when, why, what was replaced (the audit trail).
+
+    ``changes`` lists what it did, in order: ``{"op": "amend" | "insert" |
+    "remove", "position", "round", "kind", "replaced"?, "payload"?}`` (R37),
+    or for a re-seating ``{"op": "seat", "seat", "previous", "name", "player"}``.
+    """
 
     class Kind(models.TextChoices):
         UNDO = "undo", _("undo")
         AMEND = "amend", _("amend")
+        CORRECT = "correct", _("correction")
+        VOID = "void", _("void")
+        ADJUST = "adjust", _("adjustment")
+        SUBSTITUTE = "substitute", _("substitute")
+        SEAT = "seat", _("re-seating")
+        REPLACE = "replace", _("record replaced")
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="corrections")
-    kind = models.CharField(max_length=8, choices=Kind.choices)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    changes = models.JSONField(default=list, blank=True)
     replacement = models.ForeignKey(
         Event, null=True, blank=True, on_delete=models.PROTECT, related_name="replaces"
     )
@@ -198,7 +215,7 @@ class RefusedEvent(models.Model):
     """An event the referee refused, with the error it got (for disputes at the table)."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="refused_events")
-    kind = models.CharField(max_length=8, choices=Event.Kind.choices)
+    kind = models.CharField(max_length=16, choices=Event.Kind.choices)
     payload = models.JSONField()
     code = models.CharField(max_length=40)
     rule = models.CharField(max_length=8, blank=True)

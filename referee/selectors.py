@@ -41,6 +41,10 @@ def load_current_round(game: Game) -> CurrentRound:
         ).order_by("position")
     )
     players = list(game.seats.order_by("number").values_list("name", flat=True))
+    for _, seat, name, _ in sorted(
+        game.state.get("substitutes") or [], key=lambda sub: sub[0] or 0
+    ):
+        players[seat] = name  # who sits the seat now (R38)
     return CurrentRound(snapshot, events, players)
 
 
@@ -74,7 +78,7 @@ def game_state(
     game_round = engine.rounds[-1] if engine.rounds else None
     rnd = game_round.round if game_round else None
     round_over = rnd is not None and rnd.is_over()
-    if rnd is None or rnd.is_settled():
+    if game_round is None or rnd is None or game_round.is_closed():
         status = "awaiting_lead"
         turn = engine.expected_leader()
     elif rnd.is_waiting_for_reveals():
@@ -120,7 +124,7 @@ def game_state(
 
 
 def _round_state(engine: EngineGame, rnd: Any, status: str, viewer: int | None) -> dict[str, Any]:
-    if rnd is None or rnd.is_settled():
+    if rnd is None or engine.rounds[-1].is_closed():
         number = (rnd.number + 1) if rnd is not None else engine.rounds_before + 1
         upcoming: dict[str, Any] = {
             "number": number,
@@ -132,6 +136,8 @@ def _round_state(engine: EngineGame, rnd: Any, status: str, viewer: int | None) 
             "awaiting_reveal": [],
             "previous": _outcome(rnd.outcome, engine.rounds[-1]) if rnd is not None else None,
         }
+        if rnd is not None and engine.rounds[-1].voided:
+            upcoming["previous"] = _void_banner(engine.rounds[-1])
         return upcoming
     # Only the seat to play, reading its own declared hand, gets the narrowed list: for
     # any other viewer, excluding another seat's declared tiles would give them away (R31).
@@ -169,6 +175,25 @@ def _outcome(outcome: RoundOutcome | None, game_round: Any) -> dict[str, Any] | 
     }
 
 
+def _void_banner(game_round: Any) -> dict[str, Any]:
+    """A voided round as the table's banner shows it: nothing named, and why (R35)."""
+    return {
+        "number": game_round.round.number,
+        "ending": None,
+        "finish": None,
+        "named": [],
+        "first_cappu": None,
+        "manguno": None,
+        "mattikkeng": [],
+        "cucuq": None,
+        "winner": None,
+        "remaining_pips": None,
+        "transfers": [t.to_dict() for t in game_round.transfers],
+        "camat_elected": None,
+        "void": {"reason": game_round.void_reason},
+    }
+
+
 def _event_summary(event: Event, effect: folding.Effects) -> dict[str, Any]:
     payload = event.payload
     data: dict[str, Any] = {
@@ -189,4 +214,6 @@ def _event_summary(event: Event, effect: folding.Effects) -> dict[str, Any]:
                 data["on"] = payload["on"]
     elif event.kind == "reveal":
         data.update({k: payload[k] for k in ("tiles", "pips") if k in payload})
+    elif event.kind != "hand":  # a ruling (R35, R36, R38): as the organiser entered it
+        data["ruling"] = {k: v for k, v in payload.items() if k != "seat"}
     return data

@@ -28,15 +28,15 @@ from django.utils.translation import gettext
 from referee import folding
 from referee.engine import Game as EngineGame
 from referee.engine import RefereeError, RuleSet
-from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
+from referee.engine.errors import RecordInvalid, gettext_noop
 from referee.engine.records import Record, export_record, replay
 from referee.exceptions import (
-    EventNotAmendable,
     GameClosed,
     IdempotencyKeyReused,
     JoinCodeInvalid,
     JoinLockedOut,
     NothingToUndo,
+    OrganiserOnly,
     PreconditionFailed,
     SeatIsComputer,
     SeatNotAllowed,
@@ -159,6 +159,7 @@ def game_create(
     created_by: User | AnonymousUser | None = None,
     club: Any = None,
     season: Any = None,
+    allow_seated_elsewhere: bool = True,
 ) -> Game:
     """Create a game with five seats (seat 0 to 4, R3) and a rule set (R40).
 
@@ -167,11 +168,17 @@ def game_create(
     (R3/R40) for players that are not five names (of at most
     ``PLAYER_NAME_MAX_LENGTH`` characters, what a seat stores) or rules R40
     does not allow, and the league's errors (``player_not_in_club``,
-    ``season_archived`` …).
+    ``season_archived`` …). Without ``allow_seated_elsewhere`` (the API asks the
+    organiser), a club player sitting in another open game is
+    ``player_seated_elsewhere`` (409, R38).
     """
     league_seats = league.game_league_resolve(
         players=players, club=club, season=season, created_by=created_by
     )
+    if not allow_seated_elsewhere:
+        for _, player in league_seats.seats:
+            if player is not None:
+                league.check_not_seated_elsewhere(player=player)
     players = league_seats.names
     record = Record.parse(
         {"format": "domeng-record/1", "players": players, "rules": rules, "rounds": []}
@@ -200,12 +207,16 @@ def game_import(
     club: Any = None,
     season: Any = None,
     players: list[Any] | None = None,
+    played_at: Any = None,
 ) -> Game:
     """Store a ``domeng-record/1`` record (e.g. a paper sheet) as a game with its events.
 
     ``club``/``season``/``players`` (names or player ids, replacing the
-    record's names) make it a league game, as in ``game_create``. Raises the
-    record's first ``RefereeError``; nothing is stored then.
+    record's names) make it a league game, as in ``game_create``;
+    ``played_at`` (a datetime) dates its rounds in the league, else the time
+    of the import. Its rulings (void R35, adjustments R36, substitutes R38)
+    are stored as events. Raises the record's first ``RefereeError``;
+    nothing is stored then.
     """
     parsed = Record.parse(record)
     replay(parsed)  # the whole record must be possible before anything is stored
@@ -216,36 +227,34 @@ def game_import(
         club=club,
         season=season,
     )
-    events: list[tuple[str, dict[str, Any]]] = []
-    for data in parsed.rounds:
-        for seat, tiles in sorted((data.get("hands") or {}).items()):
-            events.append(("hand", {"seat": int(seat), "tiles": tiles}))
-        events.extend(("move", move) for move in data["moves"])
-        for seat in range(5):
-            if str(seat) in (data.get("reveal") or {}):
-                events.append(("reveal", {"seat": seat, "tiles": data["reveal"][str(seat)]}))
-            elif str(seat) in (data.get("pips") or {}):
-                events.append(("reveal", {"seat": seat, "pips": data["pips"][str(seat)]}))
-    engine, effects = folding.fold(parsed.rules, events)
+    entries = folding.record_entries(parsed.rounds)
+    engine, effects = folding.fold(parsed.rules, [(e.kind, e.payload) for e in entries])
     actor = Actor(user=created_by).label
+    now = timezone.now()
     Event.objects.bulk_create(
         Event(
             game=game,
             position=position,
-            kind=kind,
-            payload=payload,
+            kind=entry.kind,
+            payload=entry.payload,
             round_number=effect.round,
             entered_by=f"import by {actor}",
+            created_at=played_at or now,
         )
-        for position, ((kind, payload), effect) in enumerate(zip(events, effects, strict=True))
+        for position, (entry, effect) in enumerate(zip(entries, effects, strict=True))
     )
-    game.version = len(events)
+    game.version = len(entries)
     game.state = {
         "snapshot": folding.advance_snapshot(engine, folding.initial_snapshot(parsed.rules)),
-        "next_position": len(events),
+        "next_position": len(entries),
+        "substitutes": [
+            [e.payload["round"], e.payload["seat"], e.payload["name"], None]
+            for e in entries
+            if e.kind == "substitute"
+        ],
     }
     game.save(update_fields=["version", "state"])
-    league.seat_rounds_rebuild(game=game)
+    league.seat_rounds_rebuild(game=game, engine=engine, played_at=played_at)
     return game
 
 
@@ -445,6 +454,8 @@ def event_undo(
         last = game.events.filter(revoked_by__isnull=True).order_by("-position").first()
         if last is None:
             raise NothingToUndo()
+        if last.kind in folding.RULING_KINDS and actor.token is not None:
+            raise OrganiserOnly()  # a ruling (R35, R36, R38) is the organiser's to take back
         actor.check_seat(last.payload.get("seat"))
         correction = Correction.objects.create(
             game=game, kind=Correction.Kind.UNDO, entered_by=actor.label, reason=reason
@@ -466,67 +477,26 @@ def event_amend(
     idempotency: Idempotency | None = None,
     reason: str = "",
 ) -> Outcome:
-    """Replace an event of the current round; every later event is replayed through the rules.
+    """Replace an event; the game is judged again as a replay of its corrected record (R37).
 
-    If the replacement or any later event becomes impossible, the amendment is
+    A phone amends an event of the current round only; an organiser any event
+    of any round (``referee.corrections.event_amend_any``). If the
+    replacement or any later event becomes impossible, the amendment is
     refused with that event's ``RefereeError`` and nothing changes. Raises
-    ``event_not_amendable`` for an event that is not live in the current round.
+    ``event_not_amendable`` for an event that is not live (or, from a phone,
+    not of the current round).
     """
-    refused: RefereeError | None = None
-    with transaction.atomic():
-        game = _lock(game_id)
-        if (replayed := _idempotent_replay(game, idempotency)) is not None:
-            return replayed
-        _check_open(game, precondition, actor)
-        live = list(game.events.filter(revoked_by__isnull=True).order_by("position"))
-        target = next((e for e in live if e.position == position), None)
-        if target is None or target.round_number != live[-1].round_number:
-            raise EventNotAmendable()
-        if target.kind == Event.Kind.HAND and (
-            actor.token is None or actor.seat != target.payload.get("seat")
-        ):
-            raise SeatNotAllowed(_hand_detail())  # R31: only the seat's own phone declares
-        actor.check_seat(target.payload.get("seat"))
-        actor.check_seat(payload.get("seat"))
-        pairs = [(e.kind, payload if e is target else e.payload) for e in live]
-        try:
-            _, effects = folding.fold(RuleSet.from_dict(game.rules), pairs)
-            _check_rounds_kept(live, effects)
-        except RefereeError as error:
-            refused = error
-            RefusedEvent.objects.create(
-                game=game,
-                kind=target.kind,
-                payload=payload,
-                code=error.code,
-                rule=error.rule or "",
-                detail=error.message,
-                entered_by=actor.label,
-            )
-        if refused is None:
-            correction = Correction.objects.create(
-                game=game, kind=Correction.Kind.AMEND, entered_by=actor.label, reason=reason
-            )
-            target.revoked_by = correction
-            target.save(update_fields=["revoked_by"])
-            replacement = Event.objects.create(
-                game=game,
-                position=target.position,
-                kind=target.kind,
-                payload=payload,
-                round_number=target.round_number,
-                session=target.session,
-                entered_by=actor.label,
-            )
-            correction.replacement = replacement
-            correction.save(update_fields=["replacement"])
-            body = _after_correction(
-                game, actor, {"correction": _correction_dict(correction, [target])}
-            )
-            _remember(game, idempotency, 200, body)
-    if refused is not None:
-        raise refused
-    return Outcome(200, body, headers=_etag(game))
+    from referee import corrections  # corrections build on this module's helpers
+
+    return corrections.event_amend_any(
+        game_id=game_id,
+        position=position,
+        payload=payload,
+        actor=actor,
+        precondition=precondition,
+        idempotency=idempotency,
+        reason=reason,
+    )
 
 
 # -- sessions and closing --------------------------------------------------------------
@@ -611,28 +581,6 @@ def _check_open(game: Game, precondition: Precondition | None, actor: Actor) -> 
         raise error(state=game_state_for(game, viewer=actor.seat))
 
 
-def _check_rounds_kept(live: list[Event], effects: list[folding.Effects]) -> None:
-    """Raise ``round_over`` (R30) if a replayed event now falls in a later round.
-
-    An amendment that ends the round earlier (a FIRST CAPPU, a block) would
-    otherwise turn the round's later events into the next round's.
-    """
-    for event, effect in zip(live, effects, strict=True):
-        if effect.round != event.round_number:
-            move = None
-            if event.kind == Event.Kind.MOVE:
-                move = sum(
-                    1
-                    for e in live
-                    if e.kind == Event.Kind.MOVE
-                    and e.round_number == event.round_number
-                    and e.position < event.position
-                )
-            raise RoundOver(
-                gettext_noop("the round is over: no event can follow its end"),
-            ).at(round=event.round_number, move=move)
-
-
 def _open_session(game: Game) -> tuple[int, int]:
     """The open sitting's (id, number), started on the first event if none is open.
 
@@ -685,13 +633,20 @@ def _full_fold(game: Game) -> tuple[EngineGame, list[folding.Effects]]:
 
 
 def _after_correction(game: Game, actor: Actor, extra: dict[str, Any]) -> dict[str, Any]:
-    """Refold the whole game after a correction and re-cache its snapshot."""
+    """Refold the whole game after a correction and re-cache its snapshot and substitutes."""
     engine, _ = _full_fold(game)
     snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(engine.rules))
+    substitutes = [
+        [p.get("round"), p.get("seat"), p.get("name"), p.get("player")]
+        for p in game.events.filter(revoked_by__isnull=True, kind=Event.Kind.SUBSTITUTE)
+        .order_by("position")
+        .values_list("payload", flat=True)
+    ]
     game.version += 1
-    game.state = {**game.state, "snapshot": snapshot}
+    game.state = {**game.state, "snapshot": snapshot, "substitutes": substitutes}
     game.save(update_fields=["version", "state"])
-    league.seat_rounds_rebuild(game=game)  # the correction may change any settled round
+    # The correction may change any settled round; each keeps its time (issue 13 item 5).
+    league.seat_rounds_rebuild(game=game, engine=engine)
     return {**extra, "state": game_state_for(game, viewer=actor.seat)}
 
 

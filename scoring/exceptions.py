@@ -93,3 +93,12 @@ class UserUnknown(ServiceError):
     code = "user_unknown"
     title = _("User unknown")
     default_detail = _("No user has this username.")
+
+
+class PlayerSeatedElsewhere(ServiceError):
+    """A club player already sits in another open game (R38); ``game`` names it."""
+
+    status = 409
+    code = "player_seated_elsewhere"
+    title = _("Player seated elsewhere")
+    default_detail = _("This player already sits in another open game.")

@@ -21,7 +21,8 @@ class SeatLine:
 
     ``passes`` counts plain PASSes (R9), ``passebunge`` PASSEBUNGEs (R10);
     ``stones_received``/``stones_given`` the stones that moved to/from the seat
-    in the round (R23); ``stones_held`` what it held after the round's awards,
+    in the round (R23, and the organiser's adjustments, R36); ``stones_held``
+    what it held after the round's awards and adjustments,
     before a CAMAT reset (R25); ``cycle_ended`` that the round elected a CAMAT.
     """
 
@@ -65,8 +66,9 @@ def round_lines(game_round: GameRound, before: Sequence[int]) -> list[SeatLine]:
             passes[record.seat] += 1
     received = [0] * SEATS
     given = [0] * SEATS
-    for transfer in game_round.transfers:
-        received[transfer.to] += transfer.stones
+    for transfer in game_round.transfers:  # adjustments (R36) included: the count is ruled
+        if transfer.to != "table":
+            received[int(transfer.to)] += transfer.stones
         if transfer.source != "table":
             given[int(transfer.source)] += transfer.stones
     elected = game_round.camat_elected
@@ -102,10 +104,18 @@ def round_lines(game_round: GameRound, before: Sequence[int]) -> list[SeatLine]:
 
 
 def game_lines(game: Game) -> Iterator[SeatLine]:
-    """The lines of every settled round of a game folded from its start, in order."""
+    """The lines of every settled round of a game folded from its start, in order.
+
+    A voided round counts in no statistic (R35); its adjustments still carry over.
+    """
     assert game.rounds_before == 0, "fold the game from its first round"
     stones: Sequence[int] = [0] * SEATS  # R22: nobody holds a stone when a game starts
     for game_round in game.rounds:
+        if game_round.voided:
+            if game_round.after is None:
+                break
+            stones = game_round.after.stones
+            continue
         outcome = game_round.round.outcome
         if outcome is None or not outcome.is_settled():
             break

@@ -16,6 +16,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from referee import folding
@@ -31,6 +32,7 @@ from scoring.exceptions import (
     NotClubOrganiser,
     PlayerMerged,
     PlayerNotInClub,
+    PlayerSeatedElsewhere,
     PlayerTwice,
     SeasonArchived,
     SeasonNameTaken,
@@ -393,35 +395,82 @@ def seat_rounds_settle(
     return _insert(game, lines, lambda _: played_at)
 
 
-def seat_rounds_rebuild(*, game: Game) -> list[SeatRound]:
-    """Refold the game from its live events and store all its seat-rounds anew.
+def seat_rounds_rebuild(
+    *, game: Game, engine: EngineGame | None = None, played_at: datetime | None = None
+) -> list[SeatRound]:
+    """Store all the game's seat-rounds anew from the fold of its live events.
 
-    Each round is dated by the event that settled it. Called after an undo,
-    an amendment or an import, in the same transaction.
+    ``engine`` is that fold if the caller has it. A round keeps the time it
+    was settled at the table: the time already stored for it, else that of
+    the event that settled it (an event keeps its first entry's time), else
+    ``played_at`` (an import's date) or the game's creation. So a correction
+    never re-dates a round (issue 13 item 5). A voided round has no row
+    (R35); each round is credited to whoever sat it (R38). Called after any
+    correction or an import, in the same transaction.
     """
     live = list(game.events.filter(revoked_by__isnull=True).order_by("position"))
-    engine, effects = folding.fold(
-        RuleSet.from_dict(game.rules), [(event.kind, event.payload) for event in live]
-    )
+    pairs = [(event.kind, event.payload) for event in live]
+    folded, effects = folding.fold(RuleSet.from_dict(game.rules), pairs)
+    engine = engine or folded
     settled_at = {
         effect.round: event.created_at
         for event, effect in zip(live, effects, strict=True)
         if effect.settled
     }
+    stored = dict(
+        SeatRound.objects.filter(game=game, seat=0).values_list("round_number", "played_at")
+    )
     SeatRound.objects.filter(game=game).delete()
     return _insert(
         game,
         list(game_lines(engine)),
-        lambda number: settled_at.get(number) or game.created_at,
+        lambda number: (
+            stored.get(number)
+            or (played_at if played_at is not None else settled_at.get(number))
+            or game.created_at
+        ),
     )
+
+
+def check_not_seated_elsewhere(*, player: Player, game: Game | None = None) -> None:
+    """Raise ``player_seated_elsewhere`` (409, naming the game) if ``player`` sits now in
+    an open game other than ``game``: in a seat no substitute took over, or as the
+    latest substitute of a seat (R38)."""
+    games = Game.objects.filter(status=Game.Status.OPEN)
+    if game is not None:
+        games = games.exclude(pk=game.pk)
+    candidates = games.filter(Q(seats__player=player) | Q(state__has_key="substitutes"))
+    for other in candidates.distinct():
+        if player.pk in occupants_now(other).values():
+            raise PlayerSeatedElsewhere(game=str(other.pk))
+
+
+def occupants_now(game: Game) -> dict[int, int | None]:
+    """Seat → the club player sitting it now (``None`` for a guest), substitutes applied."""
+    now: dict[int, int | None] = dict(game.seats.values_list("number", "player_id"))
+    for _, seat, _, player in sorted(
+        game.state.get("substitutes") or [], key=lambda sub: sub[0] or 0
+    ):
+        now[seat] = player
+    return now
 
 
 def _insert(game: Game, lines: Iterable[SeatLine], dated: Any) -> list[SeatRound]:
     players = dict(game.seats.values_list("number", "player_id"))
+    substitutes = sorted(game.state.get("substitutes") or [], key=lambda sub: sub[0] or 0)
+
+    def player_of(number: int, seat: int) -> int | None:
+        """Who sat ``seat`` in round ``number``: the latest substitute from then on (R38)."""
+        who = players.get(seat)
+        for start, sub_seat, _, player in substitutes:
+            if sub_seat == seat and start <= number:
+                who = player
+        return who
+
     rows = [
         SeatRound(
             game=game,
-            player_id=players.get(line.seat),
+            player_id=player_of(line.round_number, line.seat),
             club_id=game.club_id,
             season_id=game.season_id,
             played_at=dated(line.round_number),

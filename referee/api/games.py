@@ -23,15 +23,17 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from referee import selectors, services
+from referee import corrections, selectors, services
 from referee.api import serializers as s
 from referee.api.auth import CanUseGame, IsOrganiser, actor_of, can_access, client_ident
 from referee.api.problems import PROBLEM_CONTENT_TYPE
 from referee.api.schema import (
+    EXAMPLE_RECORD,
     PROBLEM_RESPONSE_GENERIC,
     CorrectionResultDocument,
     EventResultDocument,
     GameStateDocument,
+    ProblemDocument,
     RecordDocument,
     ResultDocument,
 )
@@ -84,6 +86,57 @@ CORRECTION_RESULT = OpenApiResponse(
     CorrectionResultDocument,
     description="`{correction, state}`: the correction (the events it replaced stay in the "
     "audit trail) and the new state.",
+)
+
+
+# -- corrections of any round and the organiser's rulings (R35–R38) ------------------------
+
+RULING_PROBLEMS = {
+    **WRITE_PROBLEMS,
+    (422, PROBLEM_CONTENT_TYPE): OpenApiResponse(
+        ProblemDocument,
+        description="The corrected game, replayed as a record, is impossible: the first "
+        "faulty event's `code`, `rule`, `round` and `move` (R37); nothing changed.",
+        examples=[
+            OpenApiExample(
+                "A later event became impossible",
+                response_only=True,
+                status_codes=["422"],
+                media_type=PROBLEM_CONTENT_TYPE,
+                value={
+                    "type": "urn:domeng:problem:wrong_leader",
+                    "title": "Refused by the rules",
+                    "status": 422,
+                    "detail": "seat 3 leads this round, not seat 0",
+                    "code": "wrong_leader",
+                    "rule": "R6",
+                    "round": 2,
+                    "move": 0,
+                },
+            ),
+            OpenApiExample(
+                "An adjustment a seat cannot pay",
+                response_only=True,
+                status_codes=["422"],
+                media_type=PROBLEM_CONTENT_TYPE,
+                value={
+                    "type": "urn:domeng:problem:ruling_invalid",
+                    "title": "Refused by the rules",
+                    "status": 422,
+                    "detail": "seat 3 holds 3 stones and cannot give 4",
+                    "code": "ruling_invalid",
+                    "rule": "R36",
+                    "round": 2,
+                    "move": None,
+                },
+            ),
+        ],
+    ),
+}
+ORGANISER_ONLY = (
+    " Organisers only (a signed-in user who may use the game): a phone gets 403 "
+    "`organiser_only`. Logged in the audit trail (`GET …/events/`) with its author, time and "
+    "reason."
 )
 
 
@@ -198,6 +251,7 @@ class GameListCreateView(generics.ListAPIView):  # type: ignore[type-arg]
             created_by=request.user,
             club=data.get("club"),
             season=data.get("season"),
+            allow_seated_elsewhere=data["allow_seated_elsewhere"],
         )
         if data.get("computer"):
             computer_seats_setup(game=game, strategies=data["computer"])  # R39
@@ -220,8 +274,23 @@ class GameImportView(APIView):
         tags=["games"],
         summary="Import a game record",
         description="Checks a whole `domeng-record/1` record against the rules and stores it "
-        "as a game (its events, in order). A record the rules forbid stores nothing (422).",
+        "as a game (its events and rulings, in order). A record the rules forbid stores "
+        "nothing (422). The body is the record itself, or `{record, players?, played_at?}`: "
+        "`players` names the seats by the club's player ids (or guests' names) and "
+        "`played_at` dates its rounds in the league.",
         request=OpenApiTypes.OBJECT,
+        examples=[
+            OpenApiExample("A record", request_only=True, value=EXAMPLE_RECORD),
+            OpenApiExample(
+                "A paper game of club players",
+                request_only=True,
+                value={
+                    "record": EXAMPLE_RECORD,
+                    "players": [17, 18, "Cakra", 21, 22],
+                    "played_at": "2026-11-20T19:30:00Z",
+                },
+            ),
+        ],
         parameters=[
             OpenApiParameter("club", OpenApiTypes.STR, description="A club you organise (slug)."),
             OpenApiParameter("season", OpenApiTypes.INT, description="One of its seasons (id)."),
@@ -231,8 +300,15 @@ class GameImportView(APIView):
     def post(self, request: Request) -> Response:
         league = GameLeagueQuerySerializer(data=request.query_params)
         league.is_valid(raise_exception=True)
+        envelope: dict[str, Any] = {"record": request.data}
+        if isinstance(request.data, dict) and "record" in request.data:
+            envelope = _validated(s.ImportSerializer, request)
         game = services.game_import(
-            record=request.data, created_by=request.user, **league.validated_data
+            record=envelope["record"],
+            created_by=request.user,
+            players=envelope.get("players"),
+            played_at=envelope.get("played_at"),
+            **league.validated_data,
         )
         body = {
             "id": str(game.pk),
@@ -471,7 +547,7 @@ class EventLogView(GameMixin, APIView):
             }
             for e in Event.objects.filter(game=game).order_by("position", "id")
         ]
-        corrections = [
+        trail = [
             {
                 "id": c.pk,
                 "kind": c.kind,
@@ -479,6 +555,7 @@ class EventLogView(GameMixin, APIView):
                 "reason": c.reason,
                 "created_at": c.created_at,
                 "replacement_position": c.replacement.position if c.replacement else None,
+                "changes": corrections.redacted(c.changes),
             }
             for c in Correction.objects.filter(game=game).select_related("replacement")
         ]
@@ -494,7 +571,7 @@ class EventLogView(GameMixin, APIView):
             }
             for r in RefusedEvent.objects.filter(game=game)
         ]
-        return Response({"events": events, "corrections": corrections, "refused": refused})
+        return Response({"events": events, "corrections": trail, "refused": refused})
 
 
 def _may_read_detail(refused: RefusedEvent, viewer: int | None) -> bool:
@@ -573,6 +650,29 @@ class GameRecordView(GameMixin, APIView):
     def get(self, request: Request, game_id: Any) -> Response:
         return Response(services.game_export(self.get_game(request, game_id)))
 
+    @extend_schema(
+        operation_id="games_record_replace",
+        tags=["corrections"],
+        summary="Replace the game by a corrected record",
+        description="Replaces the stored game by a corrected `domeng-record/1` of it (same "
+        "players and rules), judged as a replay (R37), so a game is never counted twice. "
+        "Events it repeats keep their first entry's time and author; the others are amended, "
+        "inserted or removed, all in one correction." + ORGANISER_ONLY,
+        request=s.RecordReplaceSerializer,
+        responses={200: CORRECTION_RESULT, **RULING_PROBLEMS},
+    )
+    def put(self, request: Request, game_id: Any) -> Response:
+        game = self.get_game(request, game_id)
+        data = _validated(s.RecordReplaceSerializer, request)
+        return _render(
+            corrections.game_replace(
+                game_id=game.pk,
+                record=data["record"],
+                actor=actor_of(request),
+                reason=data.get("reason", ""),
+            )
+        )
+
 
 class GameResultView(GameMixin, APIView):
     @extend_schema(
@@ -584,3 +684,239 @@ class GameResultView(GameMixin, APIView):
     )
     def get(self, request: Request, game_id: Any) -> Response:
         return Response(replay_record(services.game_export(self.get_game(request, game_id))))
+
+
+class CorrectionsView(GameMixin, APIView):
+    """Amend, insert or remove any events of any rounds, as one correction (R37)."""
+
+    @extend_schema(
+        operation_id="games_corrections_create",
+        tags=["corrections"],
+        summary="Correct any events of any rounds",
+        description="Amends, inserts and removes events of any round, in one atomic batch "
+        "(one fix can make a later event impossible until a second fix lands). The game is "
+        "judged again from the earliest change exactly as a replay of its corrected record "
+        "(R37): if an event becomes impossible, the whole correction is refused with that "
+        "event's error and nothing changes. Events keep the time and author of their first "
+        "entry; each round keeps the time it was settled at the table; league rows follow in "
+        "the same transaction. A correction that changes nothing stores nothing "
+        "(`correction: null`, same version)." + ORGANISER_ONLY,
+        request=s.CorrectionSerializer,
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        responses={200: CORRECTION_RESULT, **RULING_PROBLEMS},
+        examples=[
+            OpenApiExample(
+                "Two entries of round 3 swapped",
+                request_only=True,
+                value={
+                    "changes": [
+                        {"op": "amend", "position": 61, "event": {"seat": 1, "tile": "2-4"}},
+                        {"op": "amend", "position": 62, "event": {"seat": 2, "pass": True}},
+                    ],
+                    "reason": "seat 1's and seat 2's entries were swapped",
+                },
+            ),
+            OpenApiExample(
+                "A forgotten pass, a duplicate removed",
+                request_only=True,
+                value={
+                    "changes": [
+                        {
+                            "op": "insert",
+                            "position": 14,
+                            "kind": "move",
+                            "event": {"seat": 4, "pass": True},
+                        },
+                        {"op": "remove", "position": 20},
+                    ],
+                    "reason": "entered on the wrong phone",
+                },
+            ),
+        ],
+    )
+    def post(self, request: Request, game_id: Any) -> Response:
+        game = self.get_game(request, game_id)
+        data = _validated(s.CorrectionSerializer, request)
+        changes = [
+            corrections.Change(
+                op=c["op"],
+                position=c.get("position"),
+                kind=c.get("kind"),
+                payload=c.get("event"),
+                round=c.get("round"),
+            )
+            for c in data["changes"]
+        ]
+        return _render(
+            corrections.events_correct(
+                game_id=game.pk,
+                changes=changes,
+                actor=actor_of(request),
+                reason=data.get("reason", ""),
+                precondition=_precondition(request, data),
+                idempotency=_idempotency(request),
+            )
+        )
+
+
+class RoundVoidView(GameMixin, APIView):
+    """Void a round (R35)."""
+
+    @extend_schema(
+        operation_id="games_rounds_void",
+        tags=["corrections"],
+        summary="Void a round",
+        description="The round's events are kept as entered but not judged (only their form); "
+        "it moves no stone, names nobody and counts in no statistic; the next round is led as "
+        "it should have been (R6; R5 if no round before counts). Later rounds are judged again "
+        "(R37). Always with a reason (else 422 `ruling_invalid`)." + ORGANISER_ONLY,
+        request=s.VoidSerializer,
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        responses={200: CORRECTION_RESULT, **RULING_PROBLEMS},
+        examples=[
+            OpenApiExample(
+                "Played on after an impossible tile",
+                request_only=True,
+                value={"reason": "2-5 was placed on the 6 and the table played on"},
+            )
+        ],
+    )
+    def post(self, request: Request, game_id: Any, number: int) -> Response:
+        game = self.get_game(request, game_id)
+        data = _validated(s.VoidSerializer, request)
+        return _render(
+            corrections.round_void(
+                game_id=game.pk,
+                round=number,
+                reason=data["reason"],
+                actor=actor_of(request),
+                precondition=_precondition(request, data),
+                idempotency=_idempotency(request),
+            )
+        )
+
+
+class RoundAdjustmentView(GameMixin, APIView):
+    """Move stones by a ruling after a round (R36)."""
+
+    @extend_schema(
+        operation_id="games_rounds_adjust",
+        tags=["corrections"],
+        summary="Adjust stones after a round",
+        description="Moves stones between the table and seats after the round's awards and "
+        "any reset (R36), listed in its `transfers` with reason `adjustment`. Nobody gives "
+        "more than they hold; it never elects a CAMAT. On a round still in play or waiting for "
+        "its reveals, from a seat to itself, or without a reason: 422 `ruling_invalid`."
+        + ORGANISER_ONLY,
+        request=s.AdjustmentSerializer,
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        responses={200: CORRECTION_RESULT, **RULING_PROBLEMS},
+        examples=[
+            OpenApiExample(
+                "A stone found under the table",
+                request_only=True,
+                value={
+                    "from": 3,
+                    "to": "table",
+                    "stones": 1,
+                    "reason": "stone found under the table returned",
+                },
+            )
+        ],
+    )
+    def post(self, request: Request, game_id: Any, number: int) -> Response:
+        game = self.get_game(request, game_id)
+        data = _validated(s.AdjustmentSerializer, request)
+        return _render(
+            corrections.round_adjust(
+                game_id=game.pk,
+                round=number,
+                source=data["from"],
+                to=data["to"],
+                stones=data["stones"],
+                reason=data["reason"],
+                actor=actor_of(request),
+                precondition=_precondition(request, data),
+                idempotency=_idempotency(request),
+            )
+        )
+
+
+class SeatSubstituteView(GameMixin, APIView):
+    """Someone else takes a seat from a round on (R38)."""
+
+    @extend_schema(
+        operation_id="games_seats_substitute",
+        tags=["corrections"],
+        summary="Seat a substitute",
+        description="From `from_round` on (default: the round in play, else the next) the seat "
+        "is sat by a guest (`name`) or a club `player`. Only the name changes: the seat keeps "
+        "its stones, office and turn (R38); the league credits each round to whoever sat it; "
+        "the record gets the round's `substitutes`. A club player in another open game: 409 "
+        "`player_seated_elsewhere` naming it (`game`) unless `allow_seated_elsewhere`."
+        + ORGANISER_ONLY,
+        request=s.SubstituteSerializer,
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        responses={200: CORRECTION_RESULT, **RULING_PROBLEMS},
+        examples=[
+            OpenApiExample(
+                "Evi left the table",
+                request_only=True,
+                value={"name": "Fajar", "from_round": 3, "reason": "Evi went home"},
+            )
+        ],
+    )
+    def post(self, request: Request, game_id: Any, seat: int) -> Response:
+        game = self.get_game(request, game_id)
+        data = _validated(s.SubstituteSerializer, request)
+        return _render(
+            corrections.seat_substitute(
+                game_id=game.pk,
+                seat=seat,
+                round=data.get("from_round"),
+                name=data.get("name"),
+                player=data.get("player"),
+                allow_elsewhere=data["allow_seated_elsewhere"],
+                actor=actor_of(request),
+                reason=data.get("reason", ""),
+                precondition=_precondition(request, data),
+                idempotency=_idempotency(request),
+            )
+        )
+
+
+class SeatView(GameMixin, APIView):
+    """Re-seat: who sat a seat from the game's start (R38)."""
+
+    @extend_schema(
+        operation_id="games_seats_update",
+        tags=["corrections"],
+        summary="Re-seat a name",
+        description="Who sat the seat from the game's start: a guest's `name` (e.g. a "
+        "misspelling) or a club `player` (a guest identified). The table state, the record's "
+        "`players`, the games list and the league follow (rounds after a substitute stay the "
+        "substitute's). A club player in another open game: 409 `player_seated_elsewhere` "
+        "unless `allow_seated_elsewhere`." + ORGANISER_ONLY,
+        request=s.SeatOccupantSerializer,
+        responses={200: CORRECTION_RESULT, **WRITE_PROBLEMS},
+        examples=[
+            OpenApiExample(
+                "A misspelt guest", request_only=True, value={"name": "Besse", "reason": "typo"}
+            ),
+            OpenApiExample("A club player", request_only=True, value={"player": 17}),
+        ],
+    )
+    def put(self, request: Request, game_id: Any, seat: int) -> Response:
+        game = self.get_game(request, game_id)
+        data = _validated(s.SeatOccupantSerializer, request)
+        return _render(
+            corrections.seat_rename(
+                game_id=game.pk,
+                seat=seat,
+                name=data.get("name"),
+                player=data.get("player"),
+                allow_elsewhere=data["allow_seated_elsewhere"],
+                actor=actor_of(request),
+                reason=data.get("reason", ""),
+            )
+        )

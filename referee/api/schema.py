@@ -54,6 +54,20 @@ PASS: Schema = {
     "properties": {"seat": SEAT, "pass": {"type": "boolean", "enum": [True]}},
 }
 
+ADJUSTMENT: Schema = {
+    "type": "object",
+    "description": "Stones moved by the organiser after a round's awards (R36): nobody gives "
+    "more than they hold; never elects a CAMAT.",
+    "required": ["from", "to", "stones", "reason"],
+    "properties": {
+        "from": {"oneOf": [{"type": "string", "enum": ["table"]}, SEAT]},
+        "to": {"oneOf": [{"type": "string", "enum": ["table"]}, SEAT]},
+        "stones": {"type": "integer", "minimum": 1},
+        "reason": {"type": "string", "minLength": 1},
+    },
+}
+
+
 RECORD: Schema = {
     "type": "object",
     "description": "A game record (`domeng-record/1`): the seats and every event, in order.",
@@ -118,6 +132,26 @@ RECORD: Schema = {
                         "sum, for seats not in `reveal`. " + SEAT_KEYS,
                         "additionalProperties": {"type": "integer", "minimum": 0},
                     },
+                    "void": {
+                        "type": "object",
+                        "nullable": True,
+                        "description": "The organiser voided the round (R35): its events are "
+                        "only checked for form, it moves no stone.",
+                        "required": ["reason"],
+                        "properties": {"reason": {"type": "string", "minLength": 1}},
+                    },
+                    "adjustments": {
+                        "type": "array",
+                        "nullable": True,
+                        "description": "Stones moved by the organiser after the round (R36).",
+                        "items": ADJUSTMENT,
+                    },
+                    "substitutes": {
+                        "type": "object",
+                        "nullable": True,
+                        "description": "From this round on, seat → who sits it (R38). " + SEAT_KEYS,
+                        "additionalProperties": {"type": "string", "minLength": 1},
+                    },
                 },
             },
         },
@@ -148,9 +182,15 @@ RESULT: Schema = {
                     "transfers",
                     "camat_elected",
                     "after",
+                    "void",
                 ],
                 "properties": {
                     "number": {"type": "integer", "minimum": 1},
+                    "void": {
+                        "type": "boolean",
+                        "description": "Voided by the organiser (R35): it names nothing and "
+                        "moves no stone but its adjustments.",
+                    },
                     "leader": NULLABLE_SEAT,
                     "ending": {
                         "type": "string",
@@ -188,12 +228,15 @@ RESULT: Schema = {
                                     "minimum": 0,
                                     "nullable": True,
                                     "description": "The pass's index in `moves`; `null` for "
-                                    "the end-of-round award.",
+                                    "the end-of-round award and an adjustment.",
                                 },
                                 "from": {
                                     "oneOf": [{"type": "string", "enum": ["table"]}, SEAT],
                                 },
-                                "to": SEAT,
+                                "to": {
+                                    "oneOf": [{"type": "string", "enum": ["table"]}, SEAT],
+                                    "description": "A seat; `table` only for an adjustment.",
+                                },
                                 "stones": {"type": "integer", "minimum": 1},
                                 "reason": {
                                     "type": "string",
@@ -205,6 +248,7 @@ RESULT: Schema = {
                                         "pollo",
                                         "manguno",
                                         "mattikkeng",
+                                        "adjustment",
                                     ],
                                 },
                             },
@@ -315,7 +359,11 @@ NAMED: Schema = {
 }
 PIPS: Schema = {"type": "integer", "minimum": 0, "maximum": 6}
 DATE_TIME: Schema = {"type": "string", "format": "date-time"}
-EVENT_KIND: Schema = {"type": "string", "enum": ["move", "hand", "reveal"]}
+EVENT_KIND: Schema = {
+    "type": "string",
+    "enum": ["move", "hand", "reveal", "void", "adjustment", "substitute"],
+    "description": "An event of play, or an organiser's ruling (R35, R36, R38).",
+}
 # The event's own fields, in record form (RECORD.md): a play, a pass, a hand, a reveal.
 EVENT_FIELDS: Schema = {
     "seat": SEAT,
@@ -324,12 +372,17 @@ EVENT_FIELDS: Schema = {
     "pass": {"type": "boolean"},
     "tiles": {"type": "array", "items": TILE, "nullable": True},
     "pips": {"type": "integer", "minimum": 0},
+    "ruling": {
+        "type": "object",
+        "description": "A ruling's fields as the organiser entered them (R35, R36, R38).",
+    },
 }
 
 OUTCOME: Schema = {
     "type": "object",
     "description": "How a round ended (R14–R21) and the stones it moved. While a blocked "
-    "round waits for reveals, `winner`, `remaining_pips` and `cucuq` are `null`.",
+    "round waits for reveals, `winner`, `remaining_pips` and `cucuq` are `null`. A voided "
+    "round (R35) has `ending` `null` and its `void`.",
     "required": [
         "number",
         "ending",
@@ -346,8 +399,14 @@ OUTCOME: Schema = {
     ],
     "properties": {
         "number": {"type": "integer", "minimum": 1},
-        "ending": {"type": "string", "enum": ["cappu", "blocked"]},
+        "ending": {"type": "string", "nullable": True, "enum": ["cappu", "blocked", None]},
         "finish": {"type": "string", "nullable": True, "enum": ["plain", "ceki", "pollo", None]},
+        "void": {
+            "type": "object",
+            "nullable": True,
+            "description": "The organiser voided the round (R35), and why.",
+            "properties": {"reason": {"type": "string"}},
+        },
         "named": NAMED,
         "first_cappu": NULLABLE_SEAT,
         "manguno": NULLABLE_SEAT,
@@ -550,9 +609,31 @@ CORRECTION_RESULT: Schema = {
     "properties": {
         "correction": {
             "type": "object",
+            "nullable": True,
+            "description": "`null` when the correction changed nothing (nothing was stored).",
             "required": ["kind", "entered_by", "created_at", "reason", "replaced", "replacement"],
             "properties": {
-                "kind": {"type": "string", "enum": ["undo", "amend"]},
+                "id": {"type": "integer"},
+                "kind": {
+                    "type": "string",
+                    "enum": [
+                        "undo",
+                        "amend",
+                        "correct",
+                        "void",
+                        "adjust",
+                        "substitute",
+                        "seat",
+                        "replace",
+                    ],
+                },
+                "changes": {
+                    "type": "array",
+                    "description": "What it did, event by event (R37): `op` `amend`, "
+                    "`insert` or `remove`, the event's `position`, `round` and `kind`, the "
+                    "payload it `replaced` and the new `payload` (a hand's tiles hidden, R31).",
+                    "items": {"type": "object"},
+                },
                 "entered_by": {"type": "string"},
                 "created_at": DATE_TIME,
                 "reason": {"type": "string"},
@@ -652,6 +733,7 @@ EXAMPLE_RESULT: Schema = {
             ],
             "camat_elected": None,
             "after": {"table": 23, "stones": [0, 0, 0, 0, 2], "camat": None, "next_leader": 1},
+            "void": False,
         }
     ],
 }
@@ -732,3 +814,11 @@ PROBLEM_RESPONSE_GENERIC = OpenApiResponse(
     description="An RFC 9457 problem with a stable `code` (and, for a rule violation, the "
     "rule id, round and move). 409/412 after a stale version carry the current `state`.",
 )
+
+
+# -- corrections of any round and the organiser's rulings (R35–R38) ------------------------
+
+
+class AdjustmentDocument(JsonSchemaDocument):
+    component_name = "Adjustment"
+    json_schema = ADJUSTMENT

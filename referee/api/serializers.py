@@ -108,6 +108,11 @@ class GameCreateSerializer(StrictSerializer):
         allow_null=True,
         help_text="The club's season (id); not an archived one. Implies the club.",
     )
+    allow_seated_elsewhere = serializers.BooleanField(
+        default=False,
+        help_text="Seat club players who sit in another open game (else 409 "
+        "`player_seated_elsewhere` naming it, R38).",
+    )
     computer = serializers.DictField(
         child=serializers.ChoiceField(choices=sorted(STRATEGIES)),
         required=False,
@@ -221,3 +226,131 @@ EVENT_FIELDS = ("seat", "tile", "on", "pass", "tiles", "pips")
 def event_payload(data: dict[str, Any]) -> dict[str, Any]:
     """The event in record form: only the event's own fields, as sent."""
     return {key: data[key] for key in EVENT_FIELDS if key in data}
+
+
+# -- corrections of any round and the organiser's rulings (R35–R38) ------------------------
+
+
+class CorrectionChangeSerializer(StrictSerializer):
+    op = serializers.ChoiceField(
+        choices=["amend", "insert", "remove"],
+        help_text="`amend` the event at `position`, `remove` it, or `insert` a new one before "
+        "it (`position` `null`: after the last event).",
+    )
+    position = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        help_text="A live event's position as `GET …/events/` shows it, before this correction.",
+    )
+    kind = serializers.ChoiceField(
+        choices=["move", "reveal", "void", "adjustment", "substitute"],
+        required=False,
+        help_text="`insert` only: the new event's kind (a declared hand is only its seat's, R31).",
+    )
+    event = serializers.JSONField(
+        required=False,
+        help_text="`amend`/`insert`: the event's fields in record form, passed to the rules as "
+        'sent, e.g. `{"seat": 3, "tile": "4-6"}` or `{"seat": 2, "pass": true}`.',
+    )
+    round = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text="`insert` only: the round it belongs to (default: that of the event it "
+        "precedes).",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        op = attrs["op"]
+        if op != "insert" and attrs.get("position") is None:
+            raise serializers.ValidationError({"position": ["Required to amend or remove."]})
+        if op != "remove" and not isinstance(attrs.get("event"), dict):
+            raise serializers.ValidationError({"event": ["An object: the event's fields."]})
+        if op == "insert" and "kind" not in attrs:
+            raise serializers.ValidationError({"kind": ["Required to insert."]})
+        return attrs
+
+
+class CorrectionSerializer(VersionedSerializer):
+    changes = serializers.ListField(
+        child=CorrectionChangeSerializer(),
+        min_length=1,
+        max_length=2000,
+        help_text="Applied in order, judged together as one correction (R37).",
+    )
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+
+class VoidSerializer(VersionedSerializer):
+    reason = serializers.CharField(
+        allow_blank=True,
+        max_length=200,
+        trim_whitespace=False,
+        help_text="Why the round is voided (R35); an empty one is `ruling_invalid`.",
+    )
+
+
+class AdjustmentSerializer(VersionedSerializer):
+    to = serializers.JSONField(help_text='`"table"` or a seat 0–4 (R36).')
+    stones = IntegerAsSent(help_text="A whole number ≥ 1 that the giver holds (R36).")
+    reason = serializers.CharField(
+        allow_blank=True,
+        max_length=200,
+        trim_whitespace=False,
+        help_text="Why (R36); an empty one is `ruling_invalid`.",
+    )
+
+    def get_fields(self) -> dict[str, serializers.Field]:  # type: ignore[type-arg]
+        fields = super().get_fields()
+        fields["from"] = serializers.JSONField(help_text='`"table"` or a seat 0–4 (R36).')
+        return fields
+
+
+class SeatOccupantSerializer(StrictSerializer):
+    name = serializers.CharField(
+        required=False, max_length=80, help_text="A guest's name (one of `name`, `player`)."
+    )
+    player = serializers.IntegerField(
+        required=False, min_value=1, help_text="A registered player of the game's club (id)."
+    )
+    allow_seated_elsewhere = serializers.BooleanField(
+        default=False,
+        help_text="Seat a club player who sits in another open game (else 409 "
+        "`player_seated_elsewhere`).",
+    )
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if ("name" in attrs) == ("player" in attrs):
+            raise serializers.ValidationError("Give exactly one of `name` and `player`.")
+        return attrs
+
+
+class SubstituteSerializer(SeatOccupantSerializer, VersionedSerializer):
+    from_round = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text="The first round the substitute sits (default: the round in play, else the "
+        "next).",
+    )
+
+
+class RecordReplaceSerializer(StrictSerializer):
+    record = serializers.JSONField(help_text="The corrected `domeng-record/1` of this game.")
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+
+class ImportSerializer(StrictSerializer):
+    record = serializers.JSONField(help_text="The `domeng-record/1` record.")
+    players = serializers.ListField(
+        child=SeatField(),
+        min_length=5,
+        max_length=5,
+        required=False,
+        help_text="Replaces the record's names: guests' names or the club's player ids.",
+    )
+    played_at = serializers.DateTimeField(
+        required=False, help_text="When the game was played: its rounds' date in the league."
+    )

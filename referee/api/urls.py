@@ -25,6 +25,27 @@ urlpatterns = [
         games.EventAmendView.as_view(),
         name="game-event",
     ),
+    path(
+        "games/<uuid:game_id>/corrections/",
+        games.CorrectionsView.as_view(),
+        name="game-corrections",
+    ),
+    path(
+        "games/<uuid:game_id>/rounds/<int:number>/void/",
+        games.RoundVoidView.as_view(),
+        name="game-round-void",
+    ),
+    path(
+        "games/<uuid:game_id>/rounds/<int:number>/adjustments/",
+        games.RoundAdjustmentView.as_view(),
+        name="game-round-adjustments",
+    ),
+    path("games/<uuid:game_id>/seats/<int:seat>/", games.SeatView.as_view(), name="game-seat"),
+    path(
+        "games/<uuid:game_id>/seats/<int:seat>/substitutes/",
+        games.SeatSubstituteView.as_view(),
+        name="game-seat-substitutes",
+    ),
     path("games/<uuid:game_id>/sessions/", games.SessionStartView.as_view(), name="game-sessions"),
     path(
         "games/<uuid:game_id>/sessions/end/",

@@ -192,6 +192,14 @@ class RevealMissing(RefereeError):
     rule = "R18"
 
 
+class RulingInvalid(RefereeError):
+    """R35, R36: an organiser's ruling that cannot stand (a void without its reason, an
+    adjustment a giver cannot pay, on a round still in play, from a seat to itself)."""
+
+    code = "ruling_invalid"
+    rule = "R36"
+
+
 ERROR_CLASSES: tuple[type[RefereeError], ...] = (
     RecordInvalid,
     TileInvalid,
@@ -209,6 +217,7 @@ ERROR_CLASSES: tuple[type[RefereeError], ...] = (
     RoundOver,
     RevealInvalid,
     RevealMissing,
+    RulingInvalid,
 )
 """Every error class, in the order of RECORD.md's list of codes."""
 

@@ -16,13 +16,15 @@ from referee.engine.errors import (
     RefereeError,
     RevealInvalid,
     RoundOver,
+    RulingInvalid,
     gettext_noop,
 )
-from referee.engine.moves import Move
-from referee.engine.round import MoveReport, Round
+from referee.engine.moves import Move, Pass, Play
+from referee.engine.round import MoveReport, Round, _move_parts, check_seat
 from referee.engine.rules import DEFAULT_RULES, RuleSet
+from referee.engine.tiles import SEATS, Tile
 from scoring.core import settlement
-from scoring.core.ledger import Ledger, Transfer
+from scoring.core.ledger import TABLE, Ledger, Transfer
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,16 +56,49 @@ class GameMoveReport:
     transfers: tuple[Transfer, ...]
     settled: bool
     camat_elected: int | None
+    voided: bool = False  # a move of a voided round: checked for form only (R35)
 
 
 class GameRound:
-    """A round of the game with its stone transfers and the state after it."""
+    """A round of the game with its stone transfers, the state after it and its rulings.
 
-    def __init__(self, round: Round) -> None:
+    ``voided`` marks a round the organiser voided (R35): its events are only
+    checked for form and kept as entered (``entries``: its moves; ``raw_hands``,
+    ``raw_reveal``, ``raw_pips``: as given), and ``void_reason`` is set once
+    the void closes it. ``substitutes`` maps a seat to who sits it from this
+    round on (R38); ``adjustments`` are the organiser's stone moves after the
+    round (R36), in record form.
+    """
+
+    def __init__(self, round: Round, *, voided: bool = False) -> None:
         self.round = round
         self.transfers: list[Transfer] = []
         self.camat_elected: int | None = None
-        self.after: Standing | None = None  # set once the round is settled
+        self.after: Standing | None = None  # set once the round is settled (or voided)
+        self.voided = voided
+        self.void_reason: str | None = None
+        self.entries: list[Move] = []
+        self.raw_hands: dict[int, Any] = {}
+        self.raw_reveal: dict[int, Any] = {}
+        self.raw_pips: dict[int, Any] = {}
+        self.substitutes: dict[int, str] = {}
+        self.adjustments: list[dict[str, Any]] = []
+
+    def is_closed(self) -> bool:
+        """Whether no event of play can join the round: settled, or voided (R35)."""
+        return self.void_reason is not None or self.round.is_settled()
+
+    def is_fresh(self) -> bool:
+        """Whether nothing but substitutes was entered in the round yet."""
+        return not (self.round.moves or self.round.hands or self.entries or self.raw_hands)
+
+    @property
+    def leader(self) -> int | None:
+        """The seat of the round's first move, else the seat expected to lead (R5, R6)."""
+        if self.voided:
+            return self.entries[0].seat if self.entries else self.round.expected_leader
+        rnd = self.round
+        return rnd.leader if rnd.leader is not None else rnd.expected_leader
 
 
 class Game:
@@ -82,6 +117,9 @@ class Game:
         self.next_leader: int | None = None
         self.rounds: list[GameRound] = []
         self.rounds_before = 0  # rounds settled before ``rounds`` begins (see ``resume``)
+        # Numbers of the rounds the organiser voided (R35): such a round is begun voided,
+        # since a voided round's events must not be judged even before its void arrives.
+        self.void_ahead: frozenset[int] = frozenset()
 
     @classmethod
     def resume(cls, rules: RuleSet, standing: Standing, *, rounds_played: int) -> Game:
@@ -103,8 +141,8 @@ class Game:
 
     @property
     def current(self) -> GameRound | None:
-        """The last round if it is not settled yet, else ``None``."""
-        if self.rounds and not self.rounds[-1].round.is_settled():
+        """The last round if it is not settled (or voided) yet, else ``None``."""
+        if self.rounds and not self.rounds[-1].is_closed():
             return self.rounds[-1]
         return None
 
@@ -133,7 +171,7 @@ class Game:
         """
         last = self.rounds[-1].round if self.rounds else None
         number = self.rounds_before + len(self.rounds) + 1
-        if last is not None and not last.is_settled():
+        if last is not None and not self.rounds[-1].is_closed():
             if last.is_over():
                 raise RoundOver(
                     gettext_noop("round %(previous)s is blocked: reveal the remaining pips first"),
@@ -144,7 +182,8 @@ class Game:
                 gettext_noop("round %(previous)s is still in play"), previous=last.number
             ).at(round=number)
         game_round = GameRound(
-            Round(number=number, rules=self.rules, expected_leader=self.expected_leader())
+            Round(number=number, rules=self.rules, expected_leader=self.expected_leader()),
+            voided=number in self.void_ahead,
         )
         self.rounds.append(game_round)
         return game_round
@@ -166,6 +205,13 @@ class Game:
         begun = game_round is None
         if game_round is None:
             game_round = self.begin_round()
+        if game_round.voided:
+            try:
+                return self._enter_unjudged(game_round, move)
+            except RefereeError:
+                if begun:
+                    self.rounds.pop()
+                raise
         try:
             report = game_round.round.push(move)
         except RefereeError:
@@ -201,7 +247,10 @@ class Game:
         if game_round is None:
             game_round = self.begin_round()
         try:
-            game_round.round.declare(seat, tiles)
+            if game_round.voided:
+                game_round.raw_hands[check_seat(seat)] = tiles  # kept, not judged (R35)
+            else:
+                game_round.round.declare(seat, tiles)
         except RefereeError as error:
             if begun:
                 self.rounds.pop()
@@ -223,11 +272,131 @@ class Game:
             raise RevealInvalid(gettext_noop("no blocked round is waiting for reveals")).at(
                 round=number
             )
+        if game_round.voided:  # kept as given, not judged (R35)
+            try:
+                seat = check_seat(seat)
+            except RefereeError as error:
+                raise error.at(round=game_round.round.number) from None
+            if tiles is not None:
+                game_round.raw_reveal[seat] = tiles
+            if pips is not None:
+                game_round.raw_pips[seat] = pips
+            return ()
         was_settled = game_round.round.is_settled()
         game_round.round.reveal(seat, tiles=tiles, pips=pips)
         if not was_settled and game_round.round.is_settled():
             return tuple(self._settle(game_round))
         return ()
+
+    # -- the organiser's rulings (R35, R36, R38) -------------------------------------
+
+    def _enter_unjudged(
+        self, game_round: GameRound, raw: Move | Mapping[str, Any]
+    ) -> GameMoveReport:
+        """Keep a voided round's move after checking only its form (R35): a seat 0–4,
+        a play or a pass, a well-formed tile."""
+        index = len(game_round.entries)
+        try:
+            if isinstance(raw, (Play, Pass)):
+                move: Move = raw
+            else:
+                seat = check_seat(raw.get("seat") if isinstance(raw, Mapping) else None)
+                kind, raw_tile, on = _move_parts(raw)
+                move = Pass(seat) if kind == "pass" else Play(seat, Tile.parse(raw_tile), on)
+        except RefereeError as error:
+            raise error.at(round=game_round.round.number, move=index) from None
+        game_round.entries.append(move)
+        report = MoveReport(index=index, move=move, ends=(0, 0))
+        return GameMoveReport(report, (), False, None, voided=True)
+
+    def void_round(self, number: int, reason: object) -> None:
+        """Close round ``number`` as voided by the organiser, with its reason (R35).
+
+        The round must be the last one begun and begun voided (``void_ahead``);
+        a void that names no round yet begun begins it, empty. No stone moves:
+        the state after it is the state before it. Raises ``ruling_invalid``
+        (R35) for a void without a non-empty reason or of another round.
+        """
+        if not isinstance(reason, str) or not reason.strip():
+            raise RulingInvalid(gettext_noop("a void always carries its reason"), rule="R35").at(
+                round=number
+            )
+        game_round = self.rounds[-1] if self.rounds else None
+        if game_round is None or (game_round.is_closed() and game_round.round.number < number):
+            game_round = self.begin_round()
+        if (
+            game_round.round.number != number
+            or not game_round.voided
+            or game_round.void_reason is not None
+        ):
+            raise RulingInvalid(
+                gettext_noop("round %(number)s cannot be voided here: its events must come first"),
+                rule="R35",
+                number=number,
+            ).at(round=number)
+        game_round.void_reason = reason
+        game_round.after = Standing(
+            self.ledger.table, tuple(self.ledger.stones), self.camat, self.next_leader
+        )
+
+    def adjust(self, number: int, data: object) -> Transfer:
+        """Apply an organiser's adjustment to round ``number``, the last begun (R36).
+
+        ``data`` is ``{"from", "to", "stones", "reason"}`` (see
+        ``_adjustment``). The round must be over and settled, or
+        voided; the round's ``after`` follows. Raises ``ruling_invalid`` (R36).
+        """
+        game_round = self.rounds[-1] if self.rounds else None
+        if game_round is None or game_round.round.number != number:
+            raise RulingInvalid(
+                gettext_noop("an adjustment follows the round it belongs to"), rule="R36"
+            ).at(round=number)
+        if not game_round.is_closed():
+            raise RulingInvalid(
+                gettext_noop("round %(number)s is still in play or waiting for its reveals"),
+                rule="R36",
+                number=number,
+            ).at(round=number)
+        try:
+            transfer = _adjustment(self.ledger, data)
+        except RefereeError as error:
+            raise error.at(round=number) from None
+        assert isinstance(data, dict)
+        game_round.transfers.append(transfer)
+        game_round.adjustments.append(dict(data))
+        game_round.after = Standing(
+            self.ledger.table, tuple(self.ledger.stones), self.camat, self.next_leader
+        )
+        return transfer
+
+    def substitute(self, number: int, seat: object, name: object) -> None:
+        """From round ``number`` on, seat ``seat`` is sat by ``name`` (R38).
+
+        Only the name changes: stones, office and turn stay with the seat. A
+        substitute comes before anything else of its round, so it begins the
+        round if needed. Raises ``record_invalid`` (R38) for a seat not 0–4,
+        an empty name or a round already under way.
+        """
+        game_round = self.rounds[-1] if self.rounds else None
+        if game_round is None or game_round.is_closed():
+            game_round = self.begin_round()
+        if type(seat) is not int or not 0 <= seat < SEATS:
+            raise RecordInvalid(
+                gettext_noop('substitutes name seats "0" to "4", not %(seat)s'),
+                rule="R38",
+                seat=repr(seat),
+            ).at(round=number)
+        if not isinstance(name, str) or not name.strip():
+            raise RecordInvalid(gettext_noop("a substitute has a non-empty name"), rule="R38").at(
+                round=number
+            )
+        if game_round.round.number != number or not game_round.is_fresh():
+            raise RecordInvalid(
+                gettext_noop("a substitute comes before the events of round %(number)s"),
+                rule="R38",
+                number=number,
+            ).at(round=number)
+        game_round.substitutes[seat] = name
 
     def _accepts_confirmation(self, seat: int) -> bool:
         """Whether the last round is blocked and settled, and ``seat`` declared its hand."""
@@ -255,3 +424,49 @@ class Game:
             self.ledger.table, tuple(self.ledger.stones), self.camat, self.next_leader
         )
         return transfers
+
+def _adjustment(ledger: Ledger, data: object) -> Transfer:
+    """Apply an organiser's adjustment ``{"from", "to", "stones", "reason"}`` (R36).
+
+    ``from``/``to`` are ``"table"`` or a seat 0–4, ``stones`` a whole number
+    ≥ 1, ``reason`` a non-empty text. Nobody gives more than they hold, so
+    stones stay conserved and nobody goes negative; no CAMAT is elected (R24
+    is checked only at a round's end). Raises ``ruling_invalid`` (R36) for
+    anything else; the ledger is unchanged then.
+    """
+    if not isinstance(data, dict) or set(data) != {"from", "to", "stones", "reason"}:
+        raise RulingInvalid(
+            gettext_noop('an adjustment is {"from", "to", "stones", "reason"}'), rule="R36"
+        )
+    source, to, stones, reason = data["from"], data["to"], data["stones"], data["reason"]
+    for holder in (source, to):
+        if holder != TABLE and (type(holder) is not int or not 0 <= holder < SEATS):
+            raise RulingInvalid(
+                gettext_noop('an adjustment moves stones between "table" and seats 0 to 4'),
+                rule="R36",
+            )
+    if source == to:
+        raise RulingInvalid(
+            gettext_noop("an adjustment cannot give stones to the giver"), rule="R36"
+        )
+    if type(stones) is not int or stones < 1:
+        raise RulingInvalid(gettext_noop("an adjustment moves at least 1 stone"), rule="R36")
+    if not isinstance(reason, str) or not reason.strip():
+        raise RulingInvalid(gettext_noop("an adjustment always carries its reason"), rule="R36")
+    held = ledger.holding(source)
+    if held < stones:
+        if source == TABLE:
+            raise RulingInvalid(
+                gettext_noop("the table cannot give %(stones)s: it holds %(held)s"),
+                rule="R36",
+                held=held,
+                stones=stones,
+            )
+        raise RulingInvalid(
+            gettext_noop("seat %(seat)s cannot give %(stones)s: it holds %(held)s"),
+            rule="R36",
+            seat=source,
+            held=held,
+            stones=stones,
+        )
+    return ledger.move(source=source, to=to, stones=stones)

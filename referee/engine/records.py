@@ -16,6 +16,7 @@ from referee.engine.errors import (
     RecordInvalid,
     RefereeError,
     RevealMissing,
+    RulingInvalid,
     gettext_noop,
 )
 from referee.engine.game import Game, GameRound
@@ -26,7 +27,7 @@ RECORD_FORMAT = "domeng-record/1"
 RESULT_FORMAT = "domeng-result/1"
 
 _RECORD_KEYS = frozenset({"format", "players", "rules", "rounds"})
-_ROUND_KEYS = frozenset({"moves", "hands", "reveal", "pips"})
+_ROUND_KEYS = frozenset({"moves", "hands", "reveal", "pips", "void", "adjustments", "substitutes"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +73,28 @@ class Record:
 
 
 def replay(record: Record) -> Game:
-    """Replay a checked record's rounds into a ``Game``; raises the first ``RefereeError``."""
+    """Replay a checked record's rounds into a ``Game``; raises the first ``RefereeError``.
+
+    Within a round (R34): its substitutes (R38), then its void (R35), its
+    declared hands, moves and reveals, and its adjustments (R36) last.
+    """
     game = Game(record.rules)
+    game.void_ahead = frozenset(
+        number
+        for number, data in enumerate(record.rounds, start=1)
+        if isinstance(data, Mapping) and data.get("void") is not None
+    )
     for data in record.rounds:
+        number = len(game.rounds) + 1
+        if not isinstance(data, Mapping):
+            raise RecordInvalid(gettext_noop("a round is a JSON object")).at(round=number)
+        substitutes = _seat_map(data.get("substitutes"), "substitutes", number)
+        for name in substitutes.values():
+            if not isinstance(name, str) or not name.strip():
+                raise RecordInvalid(
+                    gettext_noop("a substitute has a non-empty name"), rule="R38"
+                ).at(round=number)
+        void = _void_reason(data.get("void"), number)
         try:
             game_round = game.begin_round()
         except RefereeError as error:
@@ -85,16 +105,36 @@ def replay(record: Record) -> Game:
                     previous=previous.number,
                 ).at(round=previous.number) from None
             raise error
+        game_round.substitutes.update(substitutes)
         _replay_round(game, game_round, data)
+        if void is not None:
+            game.void_round(number, void)
+        adjustments = data.get("adjustments")
+        if adjustments is not None and not isinstance(adjustments, list):
+            raise RulingInvalid(
+                gettext_noop("a round's adjustments must be a list"), rule="R36"
+            ).at(round=number)
+        for adjustment in adjustments or ():
+            game.adjust(number, adjustment)
     return game
 
 
-def _replay_round(game: Game, game_round: GameRound, data: object) -> None:
+def _void_reason(raw: object, number: int) -> str | None:
+    """A round's ``void`` (``{"reason": "…"}``, R35): its reason, or ``None`` if absent."""
+    if raw is None:
+        return None
+    reason = raw.get("reason") if isinstance(raw, Mapping) and set(raw) == {"reason"} else None
+    if not isinstance(reason, str) or not reason.strip():
+        raise RulingInvalid(
+            gettext_noop('a void is {"reason": "…"} with a non-empty reason'), rule="R35"
+        ).at(round=number)
+    return reason
+
+
+def _replay_round(game: Game, game_round: GameRound, data: Mapping[str, Any]) -> None:
     number = game_round.round.number
-    if not isinstance(data, Mapping):
-        raise RecordInvalid(gettext_noop("a round is a JSON object")).at(round=number)
-    if not _ROUND_KEYS.issuperset(data):
-        unknown = sorted(set(data) - _ROUND_KEYS)
+    unknown = sorted(set(data) - _ROUND_KEYS)
+    if unknown:
         raise RecordInvalid(gettext_noop("a round has no field %(key)s"), key=unknown[0]).at(
             round=number
         )
@@ -135,20 +175,23 @@ def _seat_map(raw: object, field: str, number: int) -> dict[int, Any]:
 
 
 def result_of(game: Game) -> dict[str, Any]:
-    """The ``domeng-result/1`` of a game (RECORD.md, "Result")."""
+    """The ``domeng-result/1`` of a game (RECORD.md, "Result").
+
+    A voided round (R35) names nothing and moves no stone but its
+    adjustments; its ``after`` is the state before it (and its adjustments).
+    """
     rounds: list[dict[str, Any]] = []
     for game_round in game.rounds:
         rnd = game_round.round
-        outcome = rnd.outcome
-        settled = outcome is not None and outcome.is_settled()
+        outcome = None if game_round.voided else rnd.outcome
+        settled = game_round.is_closed()
         after = game_round.after if settled else None
         if after is None:
             after = game.standing()
-        leader = rnd.leader if rnd.leader is not None else rnd.expected_leader
         rounds.append(
             {
                 "number": rnd.number,
-                "leader": leader,
+                "leader": game_round.leader,
                 "ending": outcome.ending.value if outcome else None,
                 "finish": outcome.finish.value if outcome and outcome.finish else None,
                 "first_cappu": outcome.first_cappu if outcome else None,
@@ -162,6 +205,7 @@ def result_of(game: Game) -> dict[str, Any]:
                 "transfers": [t.to_dict() for t in game_round.transfers],
                 "camat_elected": game_round.camat_elected,
                 "after": after.to_dict(),
+                "void": game_round.voided,
             }
         )
     return {"format": RESULT_FORMAT, "rounds": rounds}
@@ -177,22 +221,46 @@ def replay_record(data: object) -> dict[str, Any]:
 
 
 def export_record(game: Game, players: tuple[str, ...] | list[str]) -> dict[str, Any]:
-    """Write a game back as a ``domeng-record/1`` record (tiles as ``a-b``)."""
+    """Write a game back as a ``domeng-record/1`` record (tiles as ``a-b``).
+
+    A voided round's events are written as they were entered (R35); rulings
+    (``void``, ``adjustments``, ``substitutes``) only where a round has them.
+    """
     rounds: list[dict[str, Any]] = []
     for game_round in game.rounds:
         rnd = game_round.round
-        data: dict[str, Any] = {"moves": [m.to_dict() for m in rnd.moves]}
-        if rnd.hands:
-            data["hands"] = {
-                str(seat): [str(t) for t in sorted(hand)]
-                for seat, hand in sorted(rnd.hands.items())
+        data: dict[str, Any] = {}
+        if game_round.substitutes:
+            data["substitutes"] = {
+                str(seat): name for seat, name in sorted(game_round.substitutes.items())
             }
-        if rnd.revealed:
-            data["reveal"] = {
-                str(seat): [str(t) for t in tiles] for seat, tiles in sorted(rnd.revealed.items())
-            }
-        if rnd.pip_sums:
-            data["pips"] = {str(seat): pips for seat, pips in sorted(rnd.pip_sums.items())}
+        if game_round.voided:
+            data["moves"] = [m.to_dict() for m in game_round.entries]
+            for field, raw in (
+                ("hands", game_round.raw_hands),
+                ("reveal", game_round.raw_reveal),
+                ("pips", game_round.raw_pips),
+            ):
+                if raw:
+                    data[field] = {str(seat): value for seat, value in sorted(raw.items())}
+            if game_round.void_reason is not None:
+                data["void"] = {"reason": game_round.void_reason}
+        else:
+            data["moves"] = [m.to_dict() for m in rnd.moves]
+            if rnd.hands:
+                data["hands"] = {
+                    str(seat): [str(t) for t in sorted(hand)]
+                    for seat, hand in sorted(rnd.hands.items())
+                }
+            if rnd.revealed:
+                data["reveal"] = {
+                    str(seat): [str(t) for t in tiles]
+                    for seat, tiles in sorted(rnd.revealed.items())
+                }
+            if rnd.pip_sums:
+                data["pips"] = {str(seat): pips for seat, pips in sorted(rnd.pip_sums.items())}
+        if game_round.adjustments:
+            data["adjustments"] = [dict(a) for a in game_round.adjustments]
         rounds.append(data)
     return {
         "format": RECORD_FORMAT,

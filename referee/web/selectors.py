@@ -303,9 +303,11 @@ def _who(seat: int | None, seats: list[dict[str, Any]]) -> dict[str, Any] | None
 
 
 def _transfers(transfers: list[dict[str, Any]], seats: list[dict[str, Any]]) -> list[dict]:
+    # An adjustment (R36) may give stones back to the table.
+    table = {"name": pgettext("stones given back", "the table")}
     return [
         {
-            "to": _who(t["to"], seats),
+            "to": table if t["to"] == "table" else _who(t["to"], seats),
             "source": None if t["from"] == "table" else _who(t["from"], seats),
             "stones": t["stones"],
             "reason": REASON_WORDS.get(t["reason"], t["reason"].upper()),

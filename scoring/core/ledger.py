@@ -18,16 +18,18 @@ SEATS = 5
 
 @dataclass(frozen=True, slots=True)
 class Transfer:
-    """Stones moving to seat ``to`` (0–4) from the table or a seat.
+    """Stones moving to seat ``to`` (0–4; the table only for an adjustment) from the
+    table or a seat.
 
     ``move`` is the 0-based index of the pass that caused it, or ``None`` for
-    an end-of-round award; ``reason`` is one of ``pass``, ``passebunge``,
-    ``cappu``, ``ceki``, ``pollo``, ``manguno``, ``mattikkeng``.
+    an end-of-round award or an adjustment; ``reason`` is one of ``pass``,
+    ``passebunge``, ``cappu``, ``ceki``, ``pollo``, ``manguno``, ``mattikkeng``,
+    ``adjustment`` (an organiser's ruling, R36).
     """
 
     move: int | None
     source: int | Literal["table"]
-    to: int
+    to: int | Literal["table"]
     stones: int
     reason: str
 
@@ -103,6 +105,28 @@ class Ledger:
                 self.stones[to] += given[seat]
                 transfers.append(Transfer(move, seat, to, given[seat], reason))
         return transfers
+
+    def holding(self, holder: int | Literal["table"]) -> int:
+        """The stones held by a seat (0–4) or by the table."""
+        return self.table if holder == TABLE else self.stones[int(holder)]
+
+    def move(
+        self, *, source: int | Literal["table"], to: int | Literal["table"], stones: int
+    ) -> Transfer:
+        """Move ``stones`` from ``source`` to ``to`` as an adjustment (R36).
+
+        The caller has checked that ``source`` holds them: stones stay conserved.
+        """
+        assert source != to and 0 < stones <= self.holding(source)
+        if source == TABLE:
+            self.table -= stones
+        else:
+            self.stones[int(source)] -= stones
+        if to == TABLE:
+            self.table += stones
+        else:
+            self.stones[int(to)] += stones
+        return Transfer(None, source, to, stones, "adjustment")
 
     def reset(self) -> None:
         """Every stone goes back to the table (R25)."""

@@ -63,7 +63,12 @@ def test_each_move_of_a_played_game_reports_the_state_the_record_reaches_there(
 
 @pytest.mark.parametrize(
     "name",
-    ["g101_generated_40_rounds", "14_camat_election_reset_25", "06_blocked_one_mattikkeng_lower"],
+    [
+        "g101_generated_40_rounds",
+        "14_camat_election_reset_25",
+        "06_blocked_one_mattikkeng_lower",
+        "40_void_adjust_substitute",
+    ],
 )
 def test_an_imported_record_is_stored_and_gives_its_result(organiser_client, load_scenario, name):
     scenario = load_scenario(name)

@@ -35,6 +35,7 @@ def test_the_codes_are_exactly_those_listed_in_the_record_format_R34():
         "round_over",
         "reveal_invalid",
         "reveal_missing",
+        "ruling_invalid",
     }
     assert len(ERROR_CODES) == len(set(ERROR_CODES))
 

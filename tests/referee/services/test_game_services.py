@@ -141,14 +141,19 @@ def test_a_closed_game_refuses_events(organiser):
         submit(game, "move", {"seat": 0, "tile": "6-6"}, organiser)
 
 
-def test_an_amendment_outside_the_current_round_is_not_amendable(organiser, load_scenario):
+def test_a_phone_amends_no_event_outside_the_current_round_R37(organiser, load_scenario):
     game = GameFactory()
     play_record_through_services(game, load_scenario("01_plain_finish")["record"], organiser)
     submit(game, "move", {"seat": 0, "tile": "3-3"}, organiser)
+    phone = services.Actor(token=TableTokenFactory(game=game, seat=None))
 
     with pytest.raises(EventNotAmendable):
         services.event_amend(
-            game_id=game.pk, position=0, payload={"seat": 0, "tile": "6-6"}, actor=organiser
+            game_id=game.pk, position=0, payload={"seat": 0, "tile": "6-6"}, actor=phone
+        )
+    with pytest.raises(EventNotAmendable):  # no live event there, whoever asks
+        services.event_amend(
+            game_id=game.pk, position=99, payload={"seat": 0, "tile": "6-6"}, actor=organiser
         )
 
 

@@ -1,0 +1,714 @@
+"""Corrections of any round and the organiser's rulings (R35–R38): writes to stored games.
+
+These are services like those of ``referee.services`` (same lock, version
+check, ``Idempotency-Key`` and audit), kept in their own module. Every
+correction — an amendment, insertion or removal of any event of any round,
+one at a time or as one atomic batch, a void (R35), an adjustment (R36), a
+substitute (R38), a whole corrected record — is judged by replaying the
+corrected game as a record (R37): if any event becomes impossible, the whole
+correction is refused with that event's error and nothing changes. Events
+keep the time and author of their first entry; the correction is logged
+(``Correction``: author, time, reason, what it replaced). League rows follow
+in the same transaction, each round keeping the time it was settled at the
+table (issue 13 item 5).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from referee import folding
+from referee.engine import Game as EngineGame
+from referee.engine import RefereeError, RuleSet
+from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
+from referee.engine.records import Record, replay
+from referee.engine.round import check_seat
+from referee.exceptions import EventNotAmendable, OrganiserOnly, SeatNotAllowed
+from referee.models import Correction, Event, Game, RefusedEvent, Seat
+from referee.selectors import game_state_for
+from referee.services import (
+    Actor,
+    Idempotency,
+    Outcome,
+    Precondition,
+    _check_open,
+    _etag,
+    _event_dict,
+    _hand_detail,
+    _idempotent_replay,
+    _lock,
+    _remember,
+)
+from scoring import services as league
+from scoring.exceptions import PlayerTwice
+
+# Positions moved during a correction park here first: a live position is unique per game.
+_PARKING_OFFSET = 1_000_000_000
+
+# Within a round, a replay takes substitutes first, then the events of play, then the
+# void and the adjustments (R34); a corrected game's events are kept in that order.
+_RANK = {"substitute": 0, "hand": 1, "move": 1, "reveal": 1, "void": 2, "adjustment": 3}
+
+EVENT_KINDS = frozenset(_RANK)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change of a correction (R37).
+
+    ``op`` is ``amend`` (the live event at ``position`` gets ``payload``),
+    ``remove`` (the live event at ``position`` is revoked) or ``insert`` (a new
+    event of ``kind`` with ``payload`` before the live event at ``position``,
+    or after the last one when ``position`` is ``None``; it belongs to
+    ``round``, by default the round of the event it precedes, else the last).
+    Positions are those before the correction.
+    """
+
+    op: str
+    position: int | None = None
+    kind: str | None = None
+    payload: dict[str, Any] | None = None
+    round: int | None = None
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """An event of the corrected game: a live event kept or amended, or a new one."""
+
+    kind: str
+    payload: dict[str, Any]
+    round: int
+    origin: Event | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.origin is None or self.origin.payload != self.payload
+
+
+# -- services ------------------------------------------------------------------------------
+
+
+def events_correct(
+    *,
+    game_id: Any,
+    changes: Sequence[Change],
+    actor: Actor,
+    reason: str = "",
+    precondition: Precondition | None = None,
+    idempotency: Idempotency | None = None,
+    kind: str = Correction.Kind.CORRECT,
+) -> Outcome:
+    """Amend, insert or remove any events of any rounds as one correction (R37).
+
+    Organisers only. Returns 200 ``{"correction", "state"}``; a correction
+    that changes nothing returns ``{"correction": null, "state"}`` and stores
+    nothing. Raises the first ``RefereeError`` of the corrected game's replay
+    (logged as refused; nothing changes), ``event_not_amendable`` (409) for a
+    position that is not a live event, ``organiser_only`` (403),
+    ``game_closed``, ``version_mismatch`` / ``precondition_failed`` and
+    ``idempotency_key_reused``.
+    """
+    _check_organiser(actor)
+    return _correct(
+        game_id=game_id,
+        edit=lambda game, slots: _apply_changes(slots, changes, may_write_hands=False),
+        actor=actor,
+        reason=reason,
+        precondition=precondition,
+        idempotency=idempotency,
+        kind=kind,
+    )
+
+
+def event_amend_any(
+    *,
+    game_id: Any,
+    position: int,
+    payload: dict[str, Any],
+    actor: Actor,
+    reason: str = "",
+    precondition: Precondition | None = None,
+    idempotency: Idempotency | None = None,
+) -> Outcome:
+    """Amend one event (``PUT …/events/{position}/``), as ``events_correct`` judges it.
+
+    A phone (table token) amends only an event of the current round, and a
+    declared hand only from that seat's own phone (R31); an organiser amends
+    any event of any round (R37). Raises as ``events_correct``.
+    """
+
+    def edit(game: Game, slots: list[_Slot]) -> list[_Slot]:
+        target = next(
+            (s for s in slots if s.origin is not None and s.origin.position == position), None
+        )
+        if target is None:
+            raise EventNotAmendable()
+        assert target.origin is not None
+        organiser = actor.token is None and actor.user is not None
+        if not organiser and target.round != slots[-1].round:
+            raise EventNotAmendable()
+        if target.kind in folding.RULING_KINDS and not organiser:
+            raise OrganiserOnly()
+        if target.kind == Event.Kind.HAND and (
+            actor.token is None or actor.seat != target.payload.get("seat")
+        ):
+            raise SeatNotAllowed(_hand_detail())  # R31: only the seat's own phone declares
+        actor.check_seat(target.payload.get("seat"))
+        actor.check_seat(payload.get("seat"))
+        return _apply_changes(slots, [Change("amend", position, payload=payload)])
+
+    return _correct(
+        game_id=game_id,
+        edit=edit,
+        actor=actor,
+        reason=reason,
+        precondition=precondition,
+        idempotency=idempotency,
+        kind=Correction.Kind.AMEND,
+    )
+
+
+def round_void(
+    *,
+    game_id: Any,
+    round: int,
+    reason: str,
+    actor: Actor,
+    precondition: Precondition | None = None,
+    idempotency: Idempotency | None = None,
+) -> Outcome:
+    """Void round ``round`` with the organiser's reason (R35): its events are kept as
+    entered but not judged, it moves no stone, and the next round is led as it
+    should have been. The later rounds are judged again (R37)."""
+    _check_organiser(actor)
+    return _correct(
+        game_id=game_id,
+        edit=lambda game, slots: _apply_changes(
+            slots,
+            [Change("insert", None, "void", {"round": round, "reason": reason}, round)],
+        ),
+        actor=actor,
+        reason=reason,
+        precondition=precondition,
+        idempotency=idempotency,
+        kind=Correction.Kind.VOID,
+    )
+
+
+def round_adjust(
+    *,
+    game_id: Any,
+    round: int,
+    source: Any,
+    to: Any,
+    stones: Any,
+    reason: str,
+    actor: Actor,
+    precondition: Precondition | None = None,
+    idempotency: Idempotency | None = None,
+) -> Outcome:
+    """Move ``stones`` from ``source`` to ``to`` (``"table"`` or a seat 0–4) after round
+    ``round``'s awards, with the organiser's reason (R36). Raises ``ruling_invalid``
+    (R36) for a giver holding fewer, from = to, a round in play or waiting for reveals."""
+    _check_organiser(actor)
+    payload = {"round": round, "from": source, "to": to, "stones": stones, "reason": reason}
+    return _correct(
+        game_id=game_id,
+        edit=lambda game, slots: _apply_changes(
+            slots, [Change("insert", None, "adjustment", payload, round)]
+        ),
+        actor=actor,
+        reason=reason,
+        precondition=precondition,
+        idempotency=idempotency,
+        kind=Correction.Kind.ADJUST,
+    )
+
+
+def seat_substitute(
+    *,
+    game_id: Any,
+    seat: int,
+    round: int | None,
+    name: str | None = None,
+    player: Any = None,
+    allow_elsewhere: bool = False,
+    actor: Actor,
+    reason: str = "",
+    precondition: Precondition | None = None,
+    idempotency: Idempotency | None = None,
+) -> Outcome:
+    """From round ``round`` on (default: the round in play, else the next), seat ``seat``
+    is sat by ``name`` or by the club's ``player`` (R38): only the name changes.
+
+    Raises ``record_invalid`` (R38), the league's ``player_not_in_club`` /
+    ``player_merged``, and ``player_seated_elsewhere`` (409) for a club player
+    in another open game unless ``allow_elsewhere``.
+    """
+    _check_organiser(actor)
+
+    def edit(game: Game, slots: list[_Slot]) -> list[_Slot]:
+        entry_name, player_id = _seat_entry(game, name, player, allow_elsewhere)
+        number = round
+        if number is None:
+            number = _current_round_number(_fold_slots(game, slots)[0])
+        payload = {"round": number, "seat": seat, "name": entry_name, "player": player_id}
+        kept = [
+            s
+            for s in slots
+            if not (
+                s.kind == "substitute"
+                and s.payload.get("round") == number
+                and s.payload.get("seat") == seat
+            )
+        ]
+        return _apply_changes(kept, [Change("insert", None, "substitute", payload, number)])
+
+    return _correct(
+        game_id=game_id,
+        edit=edit,
+        actor=actor,
+        reason=reason,
+        precondition=precondition,
+        idempotency=idempotency,
+        kind=Correction.Kind.SUBSTITUTE,
+    )
+
+
+@transaction.atomic
+def seat_rename(
+    *,
+    game_id: Any,
+    seat: int,
+    name: str | None = None,
+    player: Any = None,
+    allow_elsewhere: bool = False,
+    actor: Actor,
+    reason: str = "",
+) -> Outcome:
+    """Re-seat: who sat seat ``seat`` from the game's start is ``name`` or the club's
+    ``player`` (R38), e.g. a misspelt guest or a guest identified later. Everything
+    that shows the name follows; the league credits the seat's rounds to them
+    (those before any substitute). Audited as a ``seat`` correction."""
+    _check_organiser(actor)
+    game = _lock(game_id)
+    _check_open(game, None, actor)
+    row = Seat.objects.get(game=game, number=check_seat(seat))
+    entry_name, player_id = _seat_entry(game, name, player, allow_elsewhere)
+    if player_id is not None and game.seats.filter(player_id=player_id).exclude(pk=row.pk).exists():
+        raise PlayerTwice()
+    if row.name == entry_name and row.player_id == player_id:
+        return Outcome(
+            200, {"correction": None, "state": game_state_for(game)}, headers=_etag(game)
+        )
+    change = {
+        "op": "seat",
+        "seat": seat,
+        "previous": {"name": row.name, "player": row.player_id},
+        "name": entry_name,
+        "player": player_id,
+    }
+    correction = Correction.objects.create(
+        game=game,
+        kind=Correction.Kind.SEAT,
+        entered_by=actor.label,
+        reason=reason,
+        changes=[change],
+    )
+    row.name, row.player_id = entry_name, player_id
+    row.save(update_fields=["name", "player"])
+    game.version += 1
+    game.save(update_fields=["version"])
+    league.seat_rounds_rebuild(game=game)
+    body = {"correction": correction_dict(correction), "state": game_state_for(game)}
+    return Outcome(200, body, headers=_etag(game))
+
+
+def game_replace(*, game_id: Any, record: Any, actor: Actor, reason: str = "") -> Outcome:
+    """Replace a stored game's events by a corrected record of it (R37), audited.
+
+    The record's events are matched with the stored ones: those unchanged keep
+    their time and author, the rest are amended, inserted or removed; its
+    players must be the game's seats. Raises the record's first
+    ``RefereeError`` (nothing changes), ``organiser_only``.
+    """
+    _check_organiser(actor)
+    parsed = Record.parse(record)
+
+    def edit(game: Game, slots: list[_Slot]) -> list[_Slot]:
+        if list(parsed.players) != game.players:
+            raise RecordInvalid(
+                gettext_noop("a corrected record keeps the game's players (re-seat them first)"),
+                rule="R38",
+            )
+        if parsed.rules.to_dict() != RuleSet.from_dict(game.rules).to_dict():
+            raise RecordInvalid(gettext_noop("a game's rule set never changes"), rule="R40")
+        replay(parsed)
+        wanted = folding.record_entries(parsed.rounds)
+        return _match(slots, wanted)
+
+    return _correct(
+        game_id=game_id,
+        edit=edit,
+        actor=actor,
+        reason=reason,
+        precondition=None,
+        idempotency=None,
+        kind=Correction.Kind.REPLACE,
+    )
+
+
+# -- the correction itself -----------------------------------------------------------------
+
+
+def _correct(
+    *,
+    game_id: Any,
+    edit: Callable[[Game, list[_Slot]], list[_Slot]],
+    actor: Actor,
+    reason: str,
+    precondition: Precondition | None,
+    idempotency: Idempotency | None,
+    kind: str,
+) -> Outcome:
+    """Lock the game, ``edit`` its live events, judge the result as a replay and store it."""
+    refused: RefereeError | None = None
+    with transaction.atomic():
+        game = _lock(game_id)
+        if (replayed := _idempotent_replay(game, idempotency)) is not None:
+            return replayed
+        _check_open(game, precondition, actor)
+        live = list(game.events.filter(revoked_by__isnull=True).order_by("position"))
+        before = [_Slot(e.kind, e.payload, e.round_number, e) for e in live]
+        after = edit(game, list(before))
+        if _same(before, after):
+            body = {"correction": None, "state": game_state_for(game, viewer=actor.seat)}
+            _remember(game, idempotency, 200, body)
+            return Outcome(200, body, headers=_etag(game))
+        try:
+            engine = _judge(game, after)
+        except RefereeError as error:
+            refused = error
+            changes = _audit(before, after)
+            single = changes[0] if len(changes) == 1 and "payload" in changes[0] else None
+            RefusedEvent.objects.create(
+                game=game,
+                kind=changes[0]["kind"] if changes else Event.Kind.MOVE,
+                # One event changed: the refused event itself; else the whole correction.
+                payload=single["payload"] if single else {"correction": kind, "changes": changes},
+                code=error.code,
+                rule=error.rule or "",
+                detail=error.message,
+                entered_by=actor.label,
+            )
+        if refused is None:
+            correction = _store(game, before, after, actor, reason, kind)
+            _recache(game, engine, after)
+            league.seat_rounds_rebuild(game=game, engine=engine)
+            body = {
+                "correction": correction_dict(correction),
+                "state": game_state_for(game, viewer=actor.seat),
+            }
+            _remember(game, idempotency, 200, body)
+    if refused is not None:
+        raise refused
+    return Outcome(200, body, headers=_etag(game))
+
+
+def _check_organiser(actor: Actor) -> None:
+    """Corrections of earlier rounds and rulings are the organiser's (a signed-in user)."""
+    if actor.token is not None or actor.user is None or not actor.user.is_authenticated:
+        raise OrganiserOnly()
+
+
+def _apply_changes(
+    slots: list[_Slot], changes: Sequence[Change], *, may_write_hands: bool = True
+) -> list[_Slot]:
+    """Apply ``changes`` in order to the game's events; positions are the live ones before.
+
+    Without ``may_write_hands`` (an organiser), amending or inserting a declared
+    hand is ``seat_not_allowed``: only the seat's own phone declares it (R31).
+    """
+    result = list(slots)
+
+    def index_of(position: int | None) -> int:
+        for index, slot in enumerate(result):
+            if slot.origin is not None and slot.origin.position == position:
+                return index
+        raise EventNotAmendable()
+
+    for change in changes:
+        if change.op == "amend":
+            index = index_of(change.position)
+            if result[index].kind == Event.Kind.HAND and not may_write_hands:
+                raise SeatNotAllowed(_hand_detail())
+            result[index] = replace(result[index], payload=dict(change.payload or {}))
+        elif change.op == "remove":
+            del result[index_of(change.position)]
+        elif change.op == "insert":
+            if change.kind not in EVENT_KINDS:
+                raise RecordInvalid(gettext_noop("unknown event kind %(kind)s"), kind=change.kind)
+            if change.kind == Event.Kind.HAND and not may_write_hands:
+                raise SeatNotAllowed(_hand_detail())
+            at = len(result) if change.position is None else index_of(change.position)
+            payload = dict(change.payload or {})
+            number = folding.ruling_round(change.kind, payload) or change.round
+            if number is None:
+                neighbour = result[at] if at < len(result) else (result[-1] if result else None)
+                number = neighbour.round if neighbour is not None else 1
+            last = max((slot.round for slot in result), default=0)
+            if number > last + 1:  # a round is begun by its first event, one after another
+                raise RecordInvalid(
+                    gettext_noop("round %(number)s has not begun: the next is %(next)s"),
+                    number=number,
+                    next=last + 1,
+                ).at(round=last + 1)
+            result.insert(at, _Slot(change.kind, payload, number))
+        else:
+            raise RecordInvalid(gettext_noop("unknown correction %(op)s"), op=change.op)
+    return _canonical(result)
+
+
+def _canonical(slots: list[_Slot]) -> list[_Slot]:
+    """The events in the order a replay takes them: by round, then R34's order within it."""
+    return sorted(slots, key=lambda s: (s.round, _RANK.get(s.kind, 1)))
+
+
+def _match(slots: list[_Slot], wanted: list[folding.Entry]) -> list[_Slot]:
+    """The wanted events, each kept as the stored event it repeats where one does (so it
+    keeps its first entry's time and author), amended where only its payload changed."""
+    import difflib
+
+    def key(kind: str, payload: Any, number: int) -> str:
+        return json.dumps([kind, payload, number], sort_keys=True)
+
+    old = [key(s.kind, s.payload, s.round) for s in slots]
+    new = [key(e.kind, e.payload, e.round) for e in wanted]
+    result: list[_Slot] = []
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for op, a0, a1, b0, b1 in matcher.get_opcodes():
+        if op == "equal":
+            result.extend(slots[a0:a1])
+            continue
+        olds = slots[a0:a1] if op == "replace" else []
+        for offset, entry in enumerate(wanted[b0:b1]):
+            origin = olds[offset] if offset < len(olds) else None
+            if origin is not None and (origin.kind, origin.round) != (entry.kind, entry.round):
+                origin = None
+            result.append(
+                _Slot(entry.kind, entry.payload, entry.round, origin.origin if origin else None)
+            )
+    return _canonical(result)
+
+
+def _same(before: list[_Slot], after: list[_Slot]) -> bool:
+    return len(before) == len(after) and all(
+        a.origin is b.origin and a.payload == b.payload and a.round == b.round
+        for a, b in zip(before, after, strict=True)
+    )
+
+
+def _judge(game: Game, slots: list[_Slot]) -> EngineGame:
+    """Judge the corrected game as the replay of its record (R37), then fold its events.
+
+    Raises the replay's first ``RefereeError``, or ``round_over`` (R30) where the
+    fold would put an event in another round than the one it belongs to.
+    """
+    entries = [folding.Entry(s.kind, s.payload, s.round) for s in slots]
+    rules = RuleSet.from_dict(game.rules)
+    record = folding.entries_record(game.players, rules, entries)
+    replay(Record.parse(record))
+    engine, effects = _fold_slots(game, slots)
+    for slot, effect in zip(slots, effects, strict=True):
+        if effect.round != slot.round:  # pragma: no cover - the replay refuses it first
+            raise RoundOver(gettext_noop("the round is over: no event can follow its end")).at(
+                round=slot.round
+            )
+    return engine
+
+
+def _fold_slots(game: Game, slots: list[_Slot]) -> tuple[EngineGame, list[folding.Effects]]:
+    return folding.fold(RuleSet.from_dict(game.rules), [(s.kind, s.payload) for s in slots])
+
+
+def _current_round_number(engine: EngineGame) -> int:
+    """The round in play, else (the last being settled or voided) the next one."""
+    if not engine.rounds:
+        return 1
+    last = engine.rounds[-1]
+    return last.round.number + 1 if last.is_closed() else last.round.number
+
+
+def _store(
+    game: Game,
+    before: list[_Slot],
+    after: list[_Slot],
+    actor: Actor,
+    reason: str,
+    kind: str,
+) -> Correction:
+    """Write the corrected events: revoke the replaced, add the new, renumber the rest."""
+    now = timezone.now()
+    correction = Correction.objects.create(
+        game=game, kind=kind, entered_by=actor.label, reason=reason
+    )
+    kept_ids = {s.origin.pk for s in after if s.origin is not None and not s.changed}
+    revoked = [s.origin for s in before if s.origin is not None and s.origin.pk not in kept_ids]
+    Event.objects.filter(pk__in=[e.pk for e in revoked]).update(revoked_by=correction)
+    # Final positions: increasing; an event kept or amended in order keeps its position.
+    positions: list[int] = []
+    previous = -1
+    for slot in after:
+        origin = slot.origin
+        previous = (
+            origin.position if origin is not None and origin.position > previous else previous + 1
+        )
+        positions.append(previous)
+    moved = [
+        (slot.origin, position)
+        for slot, position in zip(after, positions, strict=True)
+        if slot.origin is not None and not slot.changed and slot.origin.position != position
+    ]
+    for event, position in moved:
+        event.position = position + _PARKING_OFFSET
+    Event.objects.bulk_update([e for e, _ in moved], ["position"])
+    session_id = game.state.get("session_id")
+    new_rows = []
+    for slot, position in zip(after, positions, strict=True):
+        if not slot.changed:
+            continue
+        origin = slot.origin
+        new_rows.append(
+            Event(
+                game=game,
+                position=position,
+                kind=slot.kind,
+                payload=slot.payload,
+                round_number=slot.round,
+                session_id=origin.session_id if origin else session_id,
+                entered_by=origin.entered_by if origin else actor.label,
+                created_at=origin.created_at if origin else now,
+            )
+        )
+    created = Event.objects.bulk_create(new_rows) if new_rows else []
+    for event, position in moved:
+        event.position = position
+    Event.objects.bulk_update([e for e, _ in moved], ["position"])
+    next_position = max([game.state.get("next_position") or 0, *(p + 1 for p in positions)])
+    game.state = {**game.state, "next_position": next_position}
+    correction.changes = _audit(before, after)
+    if kind == Correction.Kind.AMEND and len(created) == 1:
+        correction.replacement = created[0]
+    correction.save(update_fields=["changes", "replacement"])
+    return correction
+
+
+def _audit(before: list[_Slot], after: list[_Slot]) -> list[dict[str, Any]]:
+    """What a correction did, event by event: amended, inserted, removed (R37)."""
+    changes: list[dict[str, Any]] = []
+    kept = {id(s.origin) for s in after if s.origin is not None}
+    for slot in after:
+        if not slot.changed:
+            continue
+        if slot.origin is None:
+            changes.append(
+                {"op": "insert", "round": slot.round, "kind": slot.kind, "payload": slot.payload}
+            )
+        else:
+            changes.append(
+                {
+                    "op": "amend",
+                    "position": slot.origin.position,
+                    "round": slot.round,
+                    "kind": slot.kind,
+                    "replaced": slot.origin.payload,
+                    "payload": slot.payload,
+                }
+            )
+    for slot in before:
+        if slot.origin is not None and id(slot.origin) not in kept:
+            changes.append(
+                {
+                    "op": "remove",
+                    "position": slot.origin.position,
+                    "round": slot.round,
+                    "kind": slot.kind,
+                    "replaced": slot.payload,
+                }
+            )
+    return changes
+
+
+def _recache(game: Game, engine: EngineGame, slots: list[_Slot]) -> None:
+    """Re-cache the fold's snapshot and the seats' substitutes; a new version."""
+    snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(engine.rules))
+    game.version += 1
+    game.state = {**game.state, "snapshot": snapshot, "substitutes": substitutes_of(slots)}
+    game.save(update_fields=["version", "state"])
+
+
+def substitutes_of(slots: Sequence[Any]) -> list[list[Any]]:
+    """``[[round, seat, name, player], …]`` of the live substitute events, in order (R38)."""
+    return [
+        [
+            s.payload.get("round"),
+            s.payload.get("seat"),
+            s.payload.get("name"),
+            s.payload.get("player"),
+        ]
+        for s in slots
+        if s.kind == "substitute"
+    ]
+
+
+def _seat_entry(
+    game: Game, name: str | None, player: Any, allow_elsewhere: bool
+) -> tuple[str, int | None]:
+    """A seat's occupant as (name, player id): a guest's name, or a club player (R38)."""
+    if player is None:
+        if not isinstance(name, str) or not name.strip():
+            raise RecordInvalid(gettext_noop("a seat is sat by a non-empty name"), rule="R38")
+        return name.strip(), None
+    resolved = league.game_league_resolve(players=[player], club=game.club, season=None)
+    found = resolved.seats[0][1]
+    assert found is not None
+    if not allow_elsewhere:
+        league.check_not_seated_elsewhere(player=found, game=game)
+    return found.display_name, found.pk
+
+
+def correction_dict(correction: Correction) -> dict[str, Any]:
+    """A correction as the API shows it: kind, author, time, reason and its changes."""
+    return {
+        "id": correction.pk,
+        "kind": correction.kind,
+        "entered_by": correction.entered_by,
+        "created_at": correction.created_at.isoformat(),
+        "reason": correction.reason,
+        "changes": redacted(correction.changes),
+        "replaced": [_event_dict(e) for e in correction.revoked.order_by("position")],
+        "replacement": _event_dict(correction.replacement) if correction.replacement else None,
+    }
+
+
+def redacted(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A declared hand's tiles are never shown in the trail (R31)."""
+    result = []
+    for change in changes:
+        if change.get("kind") == Event.Kind.HAND:
+            change = {
+                **change,
+                **{
+                    k: {"seat": change[k].get("seat"), "tiles": None}
+                    for k in ("payload", "replaced")
+                    if isinstance(change.get(k), dict)
+                },
+            }
+        result.append(change)
+    return result
