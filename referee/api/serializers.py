@@ -149,6 +149,28 @@ class JoinSerializer(StrictSerializer):
     )
 
 
+class TableTokenSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """A table token of the game, as its organiser sees it (never its key)."""
+
+    id = serializers.IntegerField()
+    seat = serializers.IntegerField(
+        allow_null=True, help_text="The seat it claimed (0–4), or null for a scorekeeper."
+    )
+    label = serializers.CharField()  # type: ignore[assignment]
+    created_at = serializers.DateTimeField()
+    revoked_at = serializers.DateTimeField(
+        allow_null=True, help_text="When it was revoked, released or left; null while live."
+    )
+
+
+class LockoutLiftSerializer(StrictSerializer):
+    address = serializers.IPAddressField(
+        required=False,
+        help_text="The address whose join lockouts to lift; your own when left out (staff "
+        "may name any).",
+    )
+
+
 class JoinedSerializer(serializers.Serializer):  # type: ignore[type-arg]
     token = serializers.CharField(help_text="Send as `Authorization: Table <token>`. Shown once.")
     game = serializers.UUIDField()

@@ -27,9 +27,10 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from referee import services
-from referee.api.auth import client_ident
+from referee.api.auth import join_client
 from referee.engine import RefereeError
 from referee.exceptions import IdempotencyKeyReused, ServiceError, VersionMismatch
+from referee.lockouts import JoinClient, give_device
 from referee.models import Game, TableToken
 from referee.services import Actor, Idempotency, Precondition, join_code_check
 from referee.web import forms
@@ -65,7 +66,8 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
             return redirect("web:join", code=game.join_code)
     context = {"form": form, "token": session_token(request)}
     status = refused.status if refused is not None else 200
-    return _with_retry_after(render(request, "referee/home.html", context, status=status), refused)
+    response = render(request, "referee/home.html", context, status=status)
+    return give_device(request, _with_retry_after(response, refused))
 
 
 @require_http_methods(["GET", "POST"])
@@ -89,12 +91,18 @@ def join(request: HtmxHttpRequest, code: str) -> HttpResponse:
         game = join_code_check(join_code=code, client=_client(request))
     except ServiceError as error:
         return _join_failed(request, error, code)
-    return render(request, "referee/join.html", {"game": game, "seats": game.seats.all()})
+    taken = set(game.tokens.filter(revoked_at__isnull=True).values_list("seat", flat=True))
+    context = {"game": game, "seats": game.seats.all(), "taken": taken}
+    return give_device(request, render(request, "referee/join.html", context))
 
 
 @require_POST
 def leave(request: HtmxHttpRequest) -> HttpResponse:
-    """Leave the table: this browser forgets its token (the token itself stays valid)."""
+    """Leave the table: the token is revoked (its seat is free for another phone) and this
+    browser forgets it."""
+    token = session_token(request)
+    if token is not None:
+        services.table_leave(token=token)
     forget_token(request)
     return redirect("web:home")
 
@@ -105,9 +113,8 @@ def _join_failed(request: HtmxHttpRequest, error: ServiceError, code: str) -> Ht
     form.is_valid()
     form.add_error("code", error.detail)
     context = {"form": form, "token": session_token(request)}
-    return _with_retry_after(
-        render(request, "referee/home.html", context, status=error.status), error
-    )
+    response = render(request, "referee/home.html", context, status=error.status)
+    return give_device(request, _with_retry_after(response, error))
 
 
 def _with_retry_after(response: HttpResponse, error: ServiceError | None) -> HttpResponse:
@@ -266,9 +273,9 @@ def organiser_game(request: HtmxHttpRequest, game_id: Any) -> HttpResponse:
 # -- helpers ---------------------------------------------------------------------------
 
 
-def _client(request: HtmxHttpRequest) -> str:
-    """The client as the API's join tells it apart (DRF's throttle ident, NUM_PROXIES)."""
-    return client_ident(request)
+def _client(request: HtmxHttpRequest) -> JoinClient:
+    """The client as the API's join tells it apart (address by NUM_PROXIES, device cookie)."""
+    return join_client(request)
 
 
 def _spaced(code: str) -> str:

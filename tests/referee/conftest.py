@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
 from rest_framework.test import APIClient
@@ -17,14 +16,6 @@ from tests.factories import UserFactory, table_key
 
 API = "/api/v1"
 PROBLEM = "application/problem+json"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache() -> Iterator[None]:
-    """Throttle counts and join lockouts live in the cache: no test inherits another's."""
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def token_client(user: Any) -> APIClient:
