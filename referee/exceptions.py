@@ -147,3 +147,19 @@ class ProbeLimited(ServiceError):
         "Too many refused or undone moves against declared hands from this phone: try again "
         "later. The organiser and the seats concerned have been told."
     )
+
+
+class RequestTooLarge(ServiceError):
+    status = 413
+    code = "request_too_large"
+    title = _("Request too large")
+    default_detail = _("The request body is too large.")
+
+
+class RecordTooLong(ServiceError):
+    """The public scoring endpoint replays at most ``SCORE_MAX_ROUNDS`` rounds a request."""
+
+    status = 413
+    code = "record_too_long"
+    title = _("Record too long")
+    default_detail = _("This record has more rounds than one request may score.")

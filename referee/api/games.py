@@ -510,8 +510,9 @@ class EventLogView(GameMixin, APIView):
         description="Paginated: each page holds up to `page_size` entries of each list "
         "(`events` by position, `corrections`, `refused`, `alerts`), `counts` the totals and "
         "`next` the next page while one list has more. A refused event's payload and detail "
-        "are shown only to the phone that entered it and to the organiser; a declared hand "
-        "only to the phone that declared it (R31). `alerts` (a phone that probed declared "
+        "are shown only to the phone that entered it and to the organiser (not a refusal "
+        "under R31, which may tell of a declared hand); a declared hand only to the phone "
+        "that declared it (R31). `alerts` (a phone that probed declared "
         "hands) are shown to the organiser and to the phones of the seats concerned.",
         parameters=AUDIT_PAGE_PARAMETERS,
         responses={200: OpenApiTypes.OBJECT, **PROBLEMS},
@@ -563,7 +564,7 @@ class EventLogView(GameMixin, APIView):
         ]
         refused = []
         for r in refused_qs[window]:
-            readable = organiser or r.entered_by == actor.label
+            readable = r.entered_by == actor.label or (organiser and r.rule != "R31")
             refused.append(
                 {
                     "kind": r.kind,

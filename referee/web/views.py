@@ -180,7 +180,7 @@ def reveal(request: HtmxHttpRequest) -> HttpResponse:
     form = forms.RevealForm(request.POST)
     if not form.is_valid():
         seat = request.POST.get("seat", "")
-        extra = {"reveal": int(seat)} if seat.isdigit() else {}
+        extra = {"reveal": int(seat)} if _is_seat(seat) else {}
         return _answer(request, token, _form_refusal(form), 400, **extra)
     return _submit(request, token, form, "reveal")
 
@@ -278,6 +278,11 @@ def _client(request: HtmxHttpRequest) -> JoinClient:
     return join_client(request)
 
 
+def _is_seat(text: str) -> bool:
+    """``text`` is a seat number 0–4 as a form or a query sends it (``"²"`` is not)."""
+    return text in {"0", "1", "2", "3", "4"}
+
+
 def _spaced(code: str) -> str:
     """``K7QH2MXP9R`` → ``K7QH-2MXP-9R``: easier to read aloud."""
     return "-".join(code[i : i + 4] for i in range(0, len(code), 4))
@@ -300,7 +305,7 @@ def _table_context(
     page = table_page(
         token,
         pick=request.GET.get("pick") if modes else None,
-        reveal=int(reveal_seat) if reveal_seat.isdigit() else None,
+        reveal=int(reveal_seat) if _is_seat(reveal_seat) else None,
         confirm_undo=modes and request.GET.get("confirm") == "undo",
     )
     return _live_context(page, flash)

@@ -95,6 +95,11 @@ class GameApi:
     def declare(self, seat: int, tiles: list[str], **kwargs: Any) -> Response:
         return self.post("hands/", {"seat": seat, "tiles": tiles}, **kwargs)
 
+    def close(self, *, client: APIClient | None = None) -> Response:
+        """The organiser closes the game on the version it reads now (``If-Match``)."""
+        headers = {"If-Match": f'"{self.state()["version"]}"'}
+        return self.post("close/", client=client or self.organiser, **headers)
+
     def undo(self, body: dict[str, Any] | None = None, **kwargs: Any) -> Response:
         kwargs.setdefault("client", self.scorekeeper)
         return self.post("undo/", body or {}, **kwargs)
