@@ -620,7 +620,9 @@ def event_amend(
                 payload=payload,
                 round_number=target.round_number,
                 session=target.session,
-                entered_by=actor.label,
+                # A declared hand stays the declaring phone's (R31), whoever corrected it:
+                # the correction itself logs the organiser who did.
+                entered_by=target.entered_by if target.kind == Event.Kind.HAND else actor.label,
             )
             correction.replacement = replacement
             correction.save(update_fields=["replacement"])
