@@ -152,7 +152,7 @@ class ProbeLimited(ServiceError):
 class RequestTooLarge(ServiceError):
     status = 413
     code = "request_too_large"
-    title = _("Request too large")
+    title = _("Body over the limit")
     default_detail = _("The request body is too large.")
 
 
