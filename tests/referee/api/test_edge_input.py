@@ -128,9 +128,7 @@ def test_a_body_over_the_upload_limit_is_413_on_every_write(
     assert len(response.content) < 5000
 
 
-@pytest.mark.parametrize(
-    "query", ["?season=%00", "?page=%00", "?x=%1B", "?ordering=" + "a" * 2000]
-)
+@pytest.mark.parametrize("query", ["?season=%00", "?page=%00", "?x=%1B", "?ordering=" + "a" * 2000])
 def test_bad_text_in_a_query_is_400_not_500(world, query):
     response = world["organiser"].get(f"{API}/clubs/{world['params']['slug']}/standings/{query}")
 
