@@ -87,8 +87,9 @@ class Actor:
     def check_table_wide(self) -> None:
         """Raise ``seat_not_allowed`` (403) for a phone bound to one seat.
 
-        Sittings and closing the game are the organiser's or the table's
-        scorekeeper's business, not one seat's.
+        Sittings and releasing a seat are the organiser's or the table's
+        scorekeeper's business, not one seat's (closing the game is the
+        organiser's alone).
         """
         if self.seat is not None:
             raise SeatNotAllowed(_table_wide_detail())

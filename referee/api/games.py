@@ -80,6 +80,12 @@ WRITE_PROBLEMS = {
     (412, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
     (422, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
 }
+# An event, an undo or an amendment from a table token that probed declared hands too
+# often is 429 ``probe_limited`` (R31).
+EVENT_PROBLEMS = {
+    **WRITE_PROBLEMS,
+    (429, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
+}
 STATE = OpenApiResponse(GameStateDocument, description="The game's state (see GET /games/{id}/).")
 EVENT_RESULT = OpenApiResponse(
     EventResultDocument,
@@ -371,7 +377,7 @@ class MoveView(_EventView):
         "and id and changes nothing (it is logged as refused).",
         request=s.MoveSerializer,
         parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
-        responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
+        responses={201: EVENT_RESULT, **EVENT_PROBLEMS},
         examples=[
             OpenApiExample("A play", request_only=True, value={"seat": 3, "tile": "4-6"}),
             OpenApiExample(
@@ -401,7 +407,7 @@ class HandView(_EventView):
         "checks that seat fully.",
         request=s.HandSerializer,
         parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
-        responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
+        responses={201: EVENT_RESULT, **EVENT_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         return super().post(request, game_id)
@@ -421,7 +427,7 @@ class RevealView(_EventView):
         "is known the round is settled (MATTIKKENG, winner, CUCUQ, stones).",
         request=s.RevealSerializer,
         parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
-        responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
+        responses={201: EVENT_RESULT, **EVENT_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         return super().post(request, game_id)
@@ -438,7 +444,7 @@ class UndoView(GameMixin, APIView):
         "round's last move reopens it until the next round's first move.",
         request=s.UndoSerializer,
         parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
-        responses={200: CORRECTION_RESULT, **WRITE_PROBLEMS},
+        responses={200: CORRECTION_RESULT, **EVENT_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
@@ -466,7 +472,7 @@ class EventAmendView(GameMixin, APIView):
         "refused (422 with that event's code) and nothing changes.",
         request=s.AmendSerializer,
         parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
-        responses={200: CORRECTION_RESULT, **WRITE_PROBLEMS},
+        responses={200: CORRECTION_RESULT, **EVENT_PROBLEMS},
     )
     def put(self, request: Request, game_id: Any, position: int) -> Response:
         game = self.get_game(request, game_id)
