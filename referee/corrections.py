@@ -30,7 +30,7 @@ from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
 from referee.engine.records import Record, replay
 from referee.engine.round import check_seat
 from referee.exceptions import EventNotAmendable, OrganiserOnly, SeatNotAllowed
-from referee.models import Correction, Event, Game, RefusedEvent, Seat
+from referee.models import Correction, Event, Game, Seat, TableAlert
 from referee.selectors import game_state_for
 from referee.services import (
     Actor,
@@ -38,11 +38,16 @@ from referee.services import (
     Outcome,
     Precondition,
     _check_open,
+    _check_probe_limit,
+    _count_probe,
+    _declared_seats,
     _etag,
     _event_dict,
     _hand_detail,
     _idempotent_replay,
     _lock,
+    _may_correct_hand,
+    _refusal_log,
     _remember,
 )
 from scoring import services as league
@@ -155,12 +160,11 @@ def event_amend_any(
             raise EventNotAmendable()
         if target.kind in folding.RULING_KINDS and not organiser:
             raise OrganiserOnly()
-        if target.kind == Event.Kind.HAND and (
-            actor.token is None or actor.seat != target.payload.get("seat")
-        ):
-            raise SeatNotAllowed(_hand_detail())  # R31: only the seat's own phone declares
+        if target.kind == Event.Kind.HAND and not _may_correct_hand(actor, target.origin):
+            raise SeatNotAllowed(_hand_detail())  # R31: only the phone that declared it
         actor.check_seat(target.payload.get("seat"))
         actor.check_seat(payload.get("seat"))
+        _check_probe_limit(actor)  # probing declared hands by amending (issue 12)
         return _apply_changes(slots, [Change("amend", position, payload=payload)])
 
     return _correct(
@@ -388,7 +392,10 @@ def _correct(
         before = [_Slot(e.kind, e.payload, e.round_number, e) for e in live]
         after = edit(game, list(before))
         if _same(before, after):
-            body = {"correction": None, "state": game_state_for(game, viewer=actor.seat)}
+            body = {
+                "correction": None,
+                "state": game_state_for(game, viewer=actor.seat, viewer_label=actor.label),
+            }
             _remember(game, idempotency, 200, body)
             return Outcome(200, body, headers=_etag(game))
         try:
@@ -397,23 +404,25 @@ def _correct(
             refused = error
             changes = _audit(before, after)
             single = changes[0] if len(changes) == 1 and "payload" in changes[0] else None
-            RefusedEvent.objects.create(
-                game=game,
-                kind=changes[0]["kind"] if changes else Event.Kind.MOVE,
-                # One event changed: the refused event itself; else the whole correction.
-                payload=single["payload"] if single else {"correction": kind, "changes": changes},
-                code=error.code,
-                rule=error.rule or "",
-                detail=error.message,
-                entered_by=actor.label,
+            # One event changed: the refused event itself; else the whole correction.
+            _refusal_log(
+                game,
+                changes[0]["kind"] if changes else Event.Kind.MOVE,
+                single["payload"] if single else {"correction": kind, "changes": changes},
+                error,
+                actor,
             )
+            if error.rule == "R31":  # a refusal against a declared hand counts as a probe
+                _count_probe(
+                    game, actor, TableAlert.Kind.REFUSALS, _declared_seats(live, besides=actor.seat)
+                )
         if refused is None:
             correction = _store(game, before, after, actor, reason, kind)
             _recache(game, engine, after)
             league.seat_rounds_rebuild(game=game, engine=engine)
             body = {
                 "correction": correction_dict(correction),
-                "state": game_state_for(game, viewer=actor.seat),
+                "state": game_state_for(game, viewer=actor.seat, viewer_label=actor.label),
             }
             _remember(game, idempotency, 200, body)
     if refused is not None:

@@ -130,10 +130,68 @@ class SeatIsComputer(ServiceError):
     title = _("Seat is a computer")
     default_detail = _("The computer plays this seat: no phone may join it (R39).")
 
+
+class SeatTaken(ServiceError):
+    """A seat is claimed by one phone at a time; the organiser or the table's scorekeeper
+    releases it, or its phone leaves."""
+
+    status = 409
+    code = "seat_taken"
+    title = _("Seat taken")
+    default_detail = _(
+        "Another phone has this seat. The organiser or the table's scorekeeper can release "
+        "it, or that phone can leave the table."
+    )
+
+
 class OrganiserOnly(ServiceError):
-    """Corrections of earlier rounds and rulings (R35–R38) are the organiser's."""
+    """Closing the game, tokens, corrections of earlier rounds and rulings (R35–R38)."""
 
     status = 403
     code = "organiser_only"
     title = _("Organiser only")
-    default_detail = _("Only the organiser may correct an earlier round or make a ruling.")
+    default_detail = _("Only the game's organiser may do this.")
+
+
+class PreconditionRequired(ServiceError):
+    """RFC 6585: this write must say which version it was made on (``If-Match``)."""
+
+    status = 428
+    code = "precondition_required"
+    title = _("Precondition required")
+    default_detail = _('Send If-Match with the state\'s ETag ("<version>") to do this.')
+
+
+class TokenNotFound(ServiceError):
+    status = 404
+    code = "token_not_found"
+    title = _("Token not found")
+    default_detail = _("This game has no such live table token.")
+
+
+class ProbeLimited(ServiceError):
+    """Too many refusals against declared hands, or undos of another seat's moves (R31)."""
+
+    status = 429
+    code = "probe_limited"
+    title = _("Too many attempts")
+    default_detail = _(
+        "Too many refused or undone moves against declared hands from this phone: try again "
+        "later. The organiser and the seats concerned have been told."
+    )
+
+
+class RequestTooLarge(ServiceError):
+    status = 413
+    code = "request_too_large"
+    title = _("Body over the limit")
+    default_detail = _("The request body is too large.")
+
+
+class RecordTooLong(ServiceError):
+    """The public scoring endpoint replays at most ``SCORE_MAX_ROUNDS`` rounds a request."""
+
+    status = 413
+    code = "record_too_long"
+    title = _("Record too long")
+    default_detail = _("This record has more rounds than one request may score.")

@@ -244,9 +244,21 @@ class TableToken(models.Model):
     label = models.CharField(max_length=80, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # Probes of declared hands (R31) in the window that ends at ``probes_until``: kept on the
+    # row that every request of the token reads anyway, so checking them costs no query.
+    probes = models.PositiveIntegerField(default=0)
+    probes_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["game", "created_at"]
+        constraints = [
+            # A seat is claimed by one phone at a time (released: revoked_at set).
+            models.UniqueConstraint(
+                fields=["game", "seat"],
+                condition=Q(revoked_at__isnull=True, seat__isnull=False),
+                name="table_token_one_live_per_seat",
+            ),
+        ]
 
     def __str__(self) -> str:
         who = "scorekeeper" if self.seat is None else f"seat {self.seat}"
@@ -256,6 +268,28 @@ class TableToken(models.Model):
     def actor(self) -> str:
         who = "scorekeeper" if self.seat is None else f"seat {self.seat}"
         return f"table token {self.pk} ({who})"
+
+
+class TableAlert(models.Model):
+    """A table token that probed declared hands (R31): too many refusals against them, or
+    undos of another seat's moves. Shown to the organiser and to the seats concerned."""
+
+    class Kind(models.TextChoices):
+        REFUSALS = "refusals", _("refusals against declared hands")
+        UNDOS = "undos", _("undos of another seat's moves")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="alerts")
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    entered_by = models.CharField(max_length=120, help_text="The table token that probed.")
+    seats = models.JSONField(default=list, help_text="The seats whose declared hands were probed.")
+    count = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"alert {self.kind} in {self.game_id}"
 
 
 class IdempotencyRecord(models.Model):

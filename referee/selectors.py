@@ -48,13 +48,23 @@ def load_current_round(game: Game) -> CurrentRound:
     return CurrentRound(snapshot, events, players)
 
 
-def game_state_for(game: Game, *, viewer: int | None = None) -> dict[str, Any]:
+def game_state_for(
+    game: Game, *, viewer: int | None = None, viewer_label: str | None = None
+) -> dict[str, Any]:
     """The state of a stored game as ``game_state`` gives it (three queries)."""
     current = load_current_round(game)
     engine, effects = folding.fold(
         RuleSet.from_dict(game.rules), current.events_as_pairs(), snapshot=current.snapshot
     )
-    return game_state(game, engine, current.events, effects, viewer=viewer, players=current.players)
+    return game_state(
+        game,
+        engine,
+        current.events,
+        effects,
+        viewer=viewer,
+        viewer_label=viewer_label,
+        players=current.players,
+    )
 
 
 def game_state(
@@ -65,11 +75,14 @@ def game_state(
     *,
     viewer: int | None,
     players: list[str],
+    viewer_label: str | None = None,
 ) -> dict[str, Any]:
     """What the table sees now.
 
-    ``viewer`` is the seat of the phone asking (it alone sees its declared
-    hand while the round is in play, R31) or ``None``. Seats are 0–4, tiles
+    ``viewer`` is the seat of the phone asking or ``None``; ``viewer_label`` the
+    phone's ``TableToken.actor``. While the round is in play a declared hand is
+    shown only to the phone that declared it (its seat and its label, R31): not
+    to a phone that claimed the seat later, nor to the organiser. Seats are 0–4, tiles
     ``a-b``, stones whole numbers. ``turn`` is the seat that must move, or
     ``None`` before the game's first lead (the holder of the highest
     first-lead double leads, R5) and while a blocked round waits for reveals.
@@ -78,6 +91,13 @@ def game_state(
     game_round = engine.rounds[-1] if engine.rounds else None
     rnd = game_round.round if game_round else None
     round_over = rnd is not None and rnd.is_over()
+    declared_by = {
+        e.payload.get("seat"): e.entered_by
+        for e in events
+        if e.kind == Event.Kind.HAND and e.revoked_by_id is None
+    }
+    if viewer is not None and (viewer_label is None or declared_by.get(viewer) != viewer_label):
+        viewer = None  # not the phone that declared this seat's hand: it reads no hand
     if game_round is None or rnd is None or game_round.is_closed():
         status = "awaiting_lead"
         turn = engine.expected_leader()

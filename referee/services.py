@@ -12,20 +12,19 @@ import hashlib
 import json
 import math
 import secrets
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
-from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from referee import folding
+from referee import folding, lockouts
 from referee.engine import Game as EngineGame
 from referee.engine import RefereeError, RuleSet
 from referee.engine.errors import RecordInvalid, gettext_noop
@@ -34,15 +33,19 @@ from referee.exceptions import (
     GameClosed,
     IdempotencyKeyReused,
     JoinCodeInvalid,
-    JoinLockedOut,
     NothingToUndo,
     OrganiserOnly,
     PreconditionFailed,
+    PreconditionRequired,
+    ProbeLimited,
     SeatIsComputer,
     SeatNotAllowed,
+    SeatTaken,
     SessionState,
+    TokenNotFound,
     VersionMismatch,
 )
+from referee.lockouts import JoinClient
 from referee.models import (
     Correction,
     Event,
@@ -51,6 +54,7 @@ from referee.models import (
     IdempotencyRecord,
     RefusedEvent,
     Seat,
+    TableAlert,
     TableToken,
     hash_token,
 )
@@ -90,8 +94,9 @@ class Actor:
     def check_table_wide(self) -> None:
         """Raise ``seat_not_allowed`` (403) for a phone bound to one seat.
 
-        Sittings and closing the game are the organiser's or the table's
-        scorekeeper's business, not one seat's.
+        Sittings and releasing a seat are the organiser's or the table's
+        scorekeeper's business, not one seat's (closing the game is the
+        organiser's alone).
         """
         if self.seat is not None:
             raise SeatNotAllowed(_table_wide_detail())
@@ -291,53 +296,158 @@ def normalise_join_code(text: str) -> str:
     return "".join(ch for ch in text.upper() if ch.isalnum())
 
 
-def join_code_check(*, join_code: str, client: str) -> Game:
+def join_code_check(*, join_code: str, client: str | JoinClient) -> Game:
     """The open game named by ``join_code``; every join (API and web form) goes through here.
 
-    ``client`` tells callers apart (the API's and the web form's views pass DRF's
-    throttle ident, which honours ``NUM_PROXIES``). A wrong code counts against
-    it; after ``settings.JOIN_LOCKOUT_FAILURES`` of them within
+    ``client`` is who tries it (``referee.lockouts.JoinClient``: its address as DRF's
+    throttle ident gives it, honouring ``NUM_PROXIES``, and its device cookie; a bare
+    address is a client without a cookie). Only a wrong code counts against it; after
+    ``settings.JOIN_LOCKOUT_FAILURES`` of them from one phone (or
+    ``JOIN_LOCKOUT_ADDRESS_FAILURES`` from its whole address) within
     ``settings.JOIN_LOCKOUT_SECONDS`` of the first, every attempt is refused with
-    ``join_locked_out`` (429, ``retry_after``: the seconds left) until that window
-    ends. Raises ``join_code_invalid`` (404) for a wrong code.
+    ``join_locked_out`` (429, ``retry_after``: the seconds left) until that window ends
+    or an organiser lifts it. Raises ``join_code_invalid`` (404) for a wrong code.
     """
-    failures_key, until_key = f"join-failures:{client}", f"join-failures-until:{client}"
-    if cache.get(failures_key, 0) >= settings.JOIN_LOCKOUT_FAILURES:
-        until = cache.get(until_key)
-        left = until - time.time() if until is not None else settings.JOIN_LOCKOUT_SECONDS
-        raise JoinLockedOut(retry_after=max(1, math.ceil(left)))
+    if isinstance(client, str):
+        client = JoinClient(address=client)
+    lockouts.join_lockout_check(client)
     game = Game.objects.filter(
         join_code=normalise_join_code(join_code), status=Game.Status.OPEN
     ).first()
     if game is None:
-        window = settings.JOIN_LOCKOUT_SECONDS
-        if cache.add(failures_key, 1, window):  # the first failure opens the window
-            cache.set(until_key, time.time() + window, window)
-        else:
-            try:
-                cache.incr(failures_key)
-            except ValueError:  # the window ended meanwhile: this failure opens a new one
-                cache.set(failures_key, 1, window)
-                cache.set(until_key, time.time() + window, window)
+        lockouts.join_failure_record(client)
         raise JoinCodeInvalid()
     return game
 
 
 def table_join(
-    *, join_code: str, seat: int | None = None, label: str = "", client: str = ""
+    *, join_code: str, seat: int | None = None, label: str = "", client: str | JoinClient = ""
 ) -> tuple[str, TableToken]:
     """Exchange a game's join code for a table token (the key is returned once, never stored).
 
-    ``seat`` 0–4 binds the phone to one seat; ``None`` is a scorekeeper for the
-    whole table. Raises ``join_code_invalid`` (404) and ``join_locked_out``
-    (429) as ``join_code_check`` does, ``seat_is_computer`` (409) for a computer seat.
+    ``seat`` 0–4 binds the phone to one seat, which no other phone may then claim;
+    ``None`` is a scorekeeper for the whole table. Raises ``join_code_invalid`` (404) and
+    ``join_locked_out`` (429) as ``join_code_check`` does, and ``seat_taken`` (409) for a
+    seat another phone holds (until it is released or that phone leaves), and
+    ``seat_is_computer`` (409) for a computer seat (R39).
     """
     game = join_code_check(join_code=join_code, client=client)
     if seat is not None and str(seat) in (game.state.get("computer_seats") or {}):
         raise SeatIsComputer()  # R39: no phone reads the computer's hand
     key = secrets.token_urlsafe(32)
-    token = TableToken.objects.create(game=game, seat=seat, key_hash=hash_token(key), label=label)
+    with transaction.atomic():
+        _lock(game.pk)  # two phones claiming one seat at once: one of them gets it
+        if seat is not None and game.tokens.filter(seat=seat, revoked_at__isnull=True).exists():
+            raise SeatTaken()
+        token = TableToken.objects.create(
+            game=game, seat=seat, key_hash=hash_token(key), label=label
+        )
     return key, token
+
+
+def table_tokens(*, game: Game, actor: Actor) -> list[TableToken]:
+    """The game's table tokens, live and revoked, oldest first (the organiser's only)."""
+    _check_organiser(actor)
+    return list(game.tokens.order_by("created_at", "id"))
+
+
+@transaction.atomic
+def token_revoke(*, game_id: Any, token_id: int, actor: Actor) -> TableToken:
+    """Revoke one of the game's table tokens (the organiser's only): the phone loses the game
+    at once and its seat is free. Raises ``organiser_only`` (403), ``token_not_found`` (404)."""
+    _check_organiser(actor)
+    game = _lock(game_id)
+    token = game.tokens.filter(pk=token_id, revoked_at__isnull=True).first()
+    if token is None:
+        raise TokenNotFound()
+    token.revoked_at = timezone.now()
+    token.save(update_fields=["revoked_at"])
+    return token
+
+
+@transaction.atomic
+def seat_release(*, game_id: Any, seat: int, actor: Actor) -> TableToken:
+    """Free ``seat`` for another phone: its token is revoked (the organiser's or the table's
+    scorekeeper's). Raises ``seat_not_allowed`` (403) for a seat-bound phone,
+    ``token_not_found`` (404) when no phone holds the seat."""
+    actor.check_table_wide()
+    game = _lock(game_id)
+    token = game.tokens.filter(seat=seat, revoked_at__isnull=True).first()
+    if token is None:
+        raise TokenNotFound()
+    token.revoked_at = timezone.now()
+    token.save(update_fields=["revoked_at"])
+    return token
+
+
+def table_leave(*, token: TableToken) -> None:
+    """A phone leaves its table: its token is revoked and its seat, if any, is free."""
+    TableToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
+
+
+def _check_organiser(actor: Actor) -> None:
+    """Raise ``organiser_only`` (403) for a phone (the caller checked the game's access)."""
+    if actor.token is not None or actor.user is None or not actor.user.is_authenticated:
+        raise OrganiserOnly()
+
+
+# -- probing declared hands (R31) ------------------------------------------------------
+
+
+def _check_probe_limit(actor: Actor) -> None:
+    """Raise ``probe_limited`` (429, ``retry_after``) for a token that probed declared hands
+    ``TABLE_PROBE_LIMIT`` times within ``TABLE_PROBE_SECONDS`` (read from the token's row,
+    which authenticating it loaded: no query)."""
+    token = actor.token
+    if token is None or token.probes < settings.TABLE_PROBE_LIMIT:
+        return
+    now = timezone.now()
+    if token.probes_until is not None and token.probes_until > now:
+        left = (token.probes_until - now).total_seconds()
+        raise ProbeLimited(retry_after=max(1, math.ceil(left)))
+
+
+def _count_probe(game: Game, actor: Actor, kind: str, seats: list[int]) -> None:
+    """Count a refusal against declared hands or an undo of another seat's move while that
+    seat's hand is declared (the game's lock is held); at the limit, alert the organiser
+    and the seats concerned."""
+    token = actor.token
+    if token is None or not seats:
+        return
+    token.refresh_from_db(fields=["probes", "probes_until"])
+    now = timezone.now()
+    if token.probes_until is None or token.probes_until <= now:
+        token.probes = 0
+        token.probes_until = now + timedelta(seconds=settings.TABLE_PROBE_SECONDS)
+    token.probes += 1
+    token.save(update_fields=["probes", "probes_until"])
+    if token.probes == settings.TABLE_PROBE_LIMIT:
+        TableAlert.objects.create(
+            game=game,
+            kind=kind,
+            entered_by=actor.label,
+            seats=sorted(set(seats)),
+            count=token.probes,
+        )
+
+
+def _declared_seats(events: list[Event], *, besides: int | None) -> list[int]:
+    """The seats with a live declared hand among ``events``, other than ``besides``."""
+    return [
+        e.payload["seat"]
+        for e in events
+        if e.kind == Event.Kind.HAND and e.payload.get("seat") != besides
+    ]
+
+
+def _may_correct_hand(actor: Actor, hand: Event) -> bool:
+    """A declared hand is undone or amended by the phone that declared it, or by the
+    organiser through a logged correction (who never reads it before the round ends, R31)."""
+    if actor.token is not None:
+        return hand.entered_by == actor.label
+    return actor.user is not None and actor.user.is_authenticated
 
 
 # -- events ----------------------------------------------------------------------------
@@ -362,6 +472,7 @@ def event_submit(
     if kind == "hand" and not actor.may_declare(payload.get("seat")):
         raise SeatNotAllowed(_hand_detail())
     actor.check_seat(payload.get("seat"))
+    _check_probe_limit(actor)
     refused: RefereeError | None = None
     with transaction.atomic():
         game = _lock(game_id)
@@ -376,15 +487,14 @@ def event_submit(
             effect = folding.apply_event(engine, kind, payload)
         except RefereeError as error:
             refused = error
-            RefusedEvent.objects.create(
-                game=game,
-                kind=kind,
-                payload=payload,
-                code=error.code,
-                rule=error.rule or "",
-                detail=error.message,
-                entered_by=actor.label,
-            )
+            _refusal_log(game, kind, payload, error, actor)
+            if error.rule == "R31":
+                _count_probe(
+                    game,
+                    actor,
+                    TableAlert.Kind.REFUSALS,
+                    _declared_seats(current.events, besides=actor.seat),
+                )
         if refused is None:
             session_id, session_number = _open_session(game)
             event = Event.objects.create(
@@ -420,6 +530,7 @@ def event_submit(
                     events,
                     [*effects, effect],
                     viewer=actor.seat,
+                    viewer_label=actor.label,
                     players=current.players,
                 ),
             }
@@ -428,7 +539,7 @@ def event_submit(
         raise refused
     if any([hook(game, actor) for hook in AFTER_EVENT_HOOKS]):  # e.g. a computer moved (R39)
         game.refresh_from_db()
-        body = {**body, "state": game_state_for(game, viewer=actor.seat)}
+        body = {**body, "state": game_state_for(game, viewer=actor.seat, viewer_label=actor.label)}
     return Outcome(201, body, headers=_etag(game))
 
 
@@ -457,6 +568,18 @@ def event_undo(
         if last.kind in folding.RULING_KINDS and actor.token is not None:
             raise OrganiserOnly()  # a ruling (R35, R36, R38) is the organiser's to take back
         actor.check_seat(last.payload.get("seat"))
+        if last.kind == Event.Kind.HAND and not _may_correct_hand(actor, last):
+            raise SeatNotAllowed(_hand_detail())
+        if last.kind == Event.Kind.MOVE and last.payload.get("seat") != actor.seat:
+            # Undoing another seat's accepted move tells whether its declared hand held
+            # the tile: a probe when that hand is declared (R31).
+            _check_probe_limit(actor)
+            round_events = game.events.filter(
+                revoked_by__isnull=True, round_number=last.round_number, kind=Event.Kind.HAND
+            )
+            seats = [e.payload.get("seat") for e in round_events]
+            if last.payload.get("seat") in seats:
+                _count_probe(game, actor, TableAlert.Kind.UNDOS, [last.payload["seat"]])
         correction = Correction.objects.create(
             game=game, kind=Correction.Kind.UNDO, entered_by=actor.label, reason=reason
         )
@@ -537,11 +660,18 @@ def session_end(*, game_id: Any, actor: Actor) -> GameSession:
 
 
 @transaction.atomic
-def game_close(*, game_id: Any, actor: Actor) -> Game:
-    """Close the game: no more events; its record and result stay readable."""
+def game_close(*, game_id: Any, actor: Actor, precondition: Precondition | None = None) -> Game:
+    """Close the game: no more events; its record and result stay readable.
+
+    The organiser's only, on the version they saw (``If-Match``). Raises
+    ``organiser_only`` (403), ``precondition_required`` (428) without a version from
+    ``If-Match``, ``precondition_failed`` (412) for a stale one, ``game_closed`` (409).
+    """
+    _check_organiser(actor)
+    if precondition is None or not precondition.from_header:
+        raise PreconditionRequired()
     game = _lock(game_id)
-    actor.check_table_wide()
-    _check_open(game, None, actor)
+    _check_open(game, precondition, actor)
     now = timezone.now()
     GameSession.objects.filter(game=game, ended_at__isnull=True).update(ended_at=now)
     game.status = Game.Status.CLOSED
@@ -553,6 +683,44 @@ def game_close(*, game_id: Any, actor: Actor) -> Game:
 
 
 # -- helpers ---------------------------------------------------------------------------
+
+# A refused event's payload is kept for disputes, bounded: a string longer than this many
+# characters, or a list longer than this many items, is cut (the log never grows by what
+# a client chose to send).
+REFUSED_TEXT_MAX = 64
+REFUSED_ITEMS_MAX = 10
+
+
+def bounded_payload(value: Any, *, depth: int = 0) -> Any:
+    """``value`` with strings cut to ``REFUSED_TEXT_MAX`` characters (``…`` appended), lists
+    and objects to ``REFUSED_ITEMS_MAX`` items, nesting to three levels."""
+    if isinstance(value, str):
+        return value if len(value) <= REFUSED_TEXT_MAX else value[:REFUSED_TEXT_MAX] + "…"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**18:
+        return "…"  # beyond what jsonb keeps exactly, and no seat, pip sum or value anyway
+    if depth >= 3 and isinstance(value, (list, dict)):
+        return "…"
+    if isinstance(value, list):
+        return [bounded_payload(v, depth=depth + 1) for v in value[:REFUSED_ITEMS_MAX]]
+    if isinstance(value, dict):
+        items = list(value.items())[:REFUSED_ITEMS_MAX]
+        return {bounded_payload(str(k)): bounded_payload(v, depth=depth + 1) for k, v in items}
+    return value
+
+
+def _refusal_log(
+    game: Game, kind: str, payload: dict[str, Any], error: RefereeError, actor: Actor
+) -> None:
+    """Keep a refused event for disputes at the table: bounded payload, code, rule, detail."""
+    RefusedEvent.objects.create(
+        game=game,
+        kind=kind,
+        payload=bounded_payload(payload),
+        code=error.code,
+        rule=error.rule or "",
+        detail=error.message[:500],
+        entered_by=actor.label,
+    )
 
 
 def _next_position(game: Game) -> int:
@@ -578,7 +746,7 @@ def _check_open(game: Game, precondition: Precondition | None, actor: Actor) -> 
         raise GameClosed()
     if precondition is not None and precondition.version != game.version:
         error = PreconditionFailed if precondition.from_header else VersionMismatch
-        raise error(state=game_state_for(game, viewer=actor.seat))
+        raise error(state=game_state_for(game, viewer=actor.seat, viewer_label=actor.label))
 
 
 def _open_session(game: Game) -> tuple[int, int]:
@@ -647,7 +815,7 @@ def _after_correction(game: Game, actor: Actor, extra: dict[str, Any]) -> dict[s
     game.save(update_fields=["version", "state"])
     # The correction may change any settled round; each keeps its time (issue 13 item 5).
     league.seat_rounds_rebuild(game=game, engine=engine)
-    return {**extra, "state": game_state_for(game, viewer=actor.seat)}
+    return {**extra, "state": game_state_for(game, viewer=actor.seat, viewer_label=actor.label)}
 
 
 def _event_dict(event: Event, effect: folding.Effects | None = None) -> dict[str, Any]:

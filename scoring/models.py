@@ -11,10 +11,14 @@ foreign keys keep history from being cascaded away).
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+
+from referee.engine.names import identity_key
 
 
 class Club(models.Model):
@@ -63,13 +67,22 @@ class Player(models.Model):
     """A person who plays in a club's games: a stable identity across games and seasons.
 
     ``member_number`` (optional) is unique among the club's players that are
-    not merged. A merged player keeps its row with ``merged_into`` set; its
-    seats and stats now belong to that player.
+    not merged, as people read it: ``member_key``, its NFKC case-folded form
+    (``referee.engine.names.identity_key``), is what the constraint compares.
+    A merged player keeps its row with ``merged_into`` set; its seats and
+    stats now belong to that player.
     """
 
     club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="players")
     display_name = models.CharField(max_length=80)
     member_number = models.CharField(max_length=32, blank=True, default="")
+    member_key = models.CharField(
+        max_length=96,
+        blank=True,
+        default="",
+        editable=False,
+        help_text="The member number as compared: NFKC, case-folded (set on save).",
+    )
     merged_into = models.ForeignKey(
         "self",
         null=True,
@@ -84,14 +97,21 @@ class Player(models.Model):
         ordering = ["club", "display_name", "id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["club", "member_number"],
-                condition=~Q(member_number="") & Q(merged_into__isnull=True),
-                name="player_unique_member_number",
+                fields=["club", "member_key"],
+                condition=~Q(member_key="") & Q(merged_into__isnull=True),
+                name="player_unique_member_key",
             ),
         ]
 
     def __str__(self) -> str:
         return self.display_name
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.member_key = identity_key(self.member_number)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "member_number" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "member_key"}
+        super().save(*args, **kwargs)
 
     @property
     def is_merged(self) -> bool:

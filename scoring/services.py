@@ -22,6 +22,7 @@ from django.utils import timezone
 from referee import folding
 from referee.engine import Game as EngineGame
 from referee.engine import RuleSet
+from referee.engine.names import identity_key
 from referee.models import Game, Seat
 from scoring import selectors
 from scoring.exceptions import (
@@ -136,7 +137,10 @@ def player_update(
 def _check_member_number(club: Club, number: str, exclude: int | None) -> None:
     if not number:
         return
-    taken = Player.objects.filter(club=club, member_number=number, merged_into__isnull=True)
+    # Compared as people read it: NFKC and case folding (``É-7`` NFC/NFD, ``B-01``/``Ｂ-01``).
+    taken = Player.objects.filter(
+        club=club, member_key=identity_key(number), merged_into__isnull=True
+    )
     if exclude is not None:
         taken = taken.exclude(pk=exclude)
     if taken.exists():

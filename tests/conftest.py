@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.cache import cache
 
 DATA_DIR = Path(__file__).parent / "data"
 SCENARIO_PATHS = sorted((DATA_DIR / "scenarios").glob("*.json"))
@@ -33,3 +34,18 @@ def worked_scenario(request: pytest.FixtureRequest) -> dict[str, Any]:
 def load_scenario() -> Callable[[str], dict[str, Any]]:
     """Load one scenario by its file stem, e.g. ``load_scenario("01_plain_finish")``."""
     return _load
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(request: pytest.FixtureRequest, django_db_blocker: Any) -> Iterator[None]:
+    """Throttle counts and lockouts live in the database cache. A test in a transaction
+    leaves none behind (its rollback takes them); a transactional test or a live server
+    commits them, so the cache is cleared after it: no test inherits another's counts."""
+    yield
+    marker = request.node.get_closest_marker("django_db")
+    committed = {"transactional_db", "live_server"} & set(request.fixturenames) or (
+        marker is not None and marker.kwargs.get("transaction")
+    )
+    if committed:
+        with django_db_blocker.unblock():
+            cache.clear()

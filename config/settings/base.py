@@ -4,6 +4,7 @@ The environment-specific modules (local, test, production) set ``SECRET_KEY``,
 ``DEBUG``, ``ALLOWED_HOSTS`` and ``DATABASES``, each with its own defaults.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -54,6 +55,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_filters",
     "django_htmx",
+    "axes",  # login throttling (/accounts/login/, /admin/login/)
     "referee",
     "scoring",
 ]
@@ -62,12 +64,22 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    "referee.middleware.EdgeTextMiddleware",  # NUL and the like in URLs and headers: 400
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks: answers a locked-out login
+]
+
+# django-axes counts failed sign-ins in the database (every worker sees them, a restart
+# keeps them); its backend goes first and refuses a locked-out login before any password
+# is checked (``referee.auth.LoginThrottleBackend``).
+AUTHENTICATION_BACKENDS = [
+    "referee.auth.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -118,7 +130,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "referee.api.problems.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["referee.api.parsers.CheckedJSONParser"],
     # Phones use table tokens; organisers the session (browser) or a DRF token (scripts).
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "referee.api.auth.TableTokenAuthentication",
@@ -126,19 +138,58 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_THROTTLE_RATES": {"join": env.str("JOIN_THROTTLE_RATE", default="30/min")},
+    # Throttles count in ``CACHES["default"]`` (the database): shared by every worker and
+    # kept across restarts. Only the public, stateless scoring endpoint is rate-limited;
+    # joining counts wrong codes only (``referee.lockouts``).
+    "DEFAULT_THROTTLE_RATES": {"score": env.str("SCORE_THROTTLE_RATE", default="60/min")},
     # How many proxies stand in front of the server: a client is told apart by the
-    # address the last of them saw (X-Forwarded-For), or REMOTE_ADDR with none. 0 here,
-    # so a forged X-Forwarded-For cannot dodge the join throttle and lockout.
+    # address the last of them saw (X-Forwarded-For), or REMOTE_ADDR with none. 0 unless
+    # configured (in every environment), so a forged X-Forwarded-For cannot dodge a
+    # lockout nor lock out somebody else's address.
     "NUM_PROXIES": env.int("DJANGO_NUM_PROXIES", default=0),
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 
-# Wrong join codes from one client (DRF's throttle ident) before ``join_locked_out`` (429),
-# counted over a window of this many seconds from the first one. A club's phones often
-# share one address (NAT), so the threshold is generous; the scoped throttle stays.
+# Throttles and lockouts live in Django's cache framework on the database (a table made by
+# the migration ``referee.0003``): every worker counts in the same place, a restart
+# forgets nothing.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "domeng_cache",
+    }
+}
+
+# Wrong join codes from one phone (its address and its ``domeng_device`` cookie) before
+# ``join_locked_out`` (429), counted over a window of this many seconds from the first one.
+# Only failures count: right codes are never throttled. A club's phones share one address
+# (NAT), so one phone's typos lock out that phone only; an address as a whole is locked
+# after JOIN_LOCKOUT_ADDRESS_FAILURES (a client that drops its cookie). An organiser lifts a
+# lockout (``POST /api/v1/join/lockouts/lift/``).
 JOIN_LOCKOUT_FAILURES = env.int("JOIN_LOCKOUT_FAILURES", default=30)
+JOIN_LOCKOUT_ADDRESS_FAILURES = env.int("JOIN_LOCKOUT_ADDRESS_FAILURES", default=300)
 JOIN_LOCKOUT_SECONDS = env.int("JOIN_LOCKOUT_SECONDS", default=600)
+
+# Probing a declared hand (R31): refusals under R31 and undos of another seat's moves while
+# that seat's hand is declared, per table token, before ``probe_limited`` (429).
+TABLE_PROBE_LIMIT = env.int("TABLE_PROBE_LIMIT", default=6)
+TABLE_PROBE_SECONDS = env.int("TABLE_PROBE_SECONDS", default=600)
+
+# The public scoring endpoint (``POST /api/v1/records/score/``): a body over this many
+# bytes is 413 before it is parsed, a record of more rounds 413 before it is replayed.
+SCORE_MAX_BODY_BYTES = env.int("SCORE_MAX_BODY_BYTES", default=256 * 1024)
+SCORE_MAX_ROUNDS = env.int("SCORE_MAX_ROUNDS", default=500)
+
+# Sign-in (``/accounts/login/``, ``/admin/login/``): django-axes locks a username from one
+# address after this many failures, for LOGIN_LOCKOUT_SECONDS (a club's organisers behind
+# one address are not locked out by somebody else's typos). ``manage.py axes_reset`` or the
+# admin's "Access attempts" lift it.
+AXES_FAILURE_LIMIT = env.int("LOGIN_LOCKOUT_FAILURES", default=10)
+AXES_COOLOFF_TIME = timedelta(seconds=env.int("LOGIN_LOCKOUT_SECONDS", default=900))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "referee.api.auth.client_ident"  # NUM_PROXIES, as the joins
+AXES_VERBOSE = False
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Domeng referee API",

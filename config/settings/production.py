@@ -1,7 +1,7 @@
 """Settings for production: every secret and host comes from the environment, none defaults."""
 
 from .base import *  # noqa: F403
-from .base import REST_FRAMEWORK, database_from_env, env
+from .base import database_from_env, env
 
 DEBUG = False
 SECRET_KEY = env.str("DJANGO_SECRET_KEY")
@@ -9,10 +9,9 @@ ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS")
 
 DATABASES = {"default": database_from_env()}
 
-# Behind a TLS-terminating proxy that sets X-Forwarded-Proto (and X-Forwarded-For: the
-# join throttle and lockout tell clients apart by the address it saw, DJANGO_NUM_PROXIES).
+# Behind a TLS-terminating proxy that sets X-Forwarded-Proto. Its X-Forwarded-For is
+# trusted only when DJANGO_NUM_PROXIES says how many proxies there are (base: default 0).
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-REST_FRAMEWORK = {**REST_FRAMEWORK, "NUM_PROXIES": env.int("DJANGO_NUM_PROXIES", default=1)}
 SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True

@@ -16,6 +16,7 @@ from rest_framework import authentication, exceptions, permissions
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
+from referee.lockouts import JoinClient, device_of
 from referee.models import Game, TableToken, hash_token
 from referee.services import Actor
 from scoring.selectors import game_organised_by
@@ -63,6 +64,12 @@ def client_ident(request: Request | HttpRequest) -> str:
     """Who is asking, as DRF's throttles tell clients apart: ``REMOTE_ADDR``, or the address
     ``NUM_PROXIES`` proxies back in ``X-Forwarded-For`` (the join lockout counts per ident)."""
     return str(BaseThrottle().get_ident(request) or "")  # type: ignore[arg-type]  # reads META
+
+
+def join_client(request: Request | HttpRequest) -> JoinClient:
+    """Who tries a join code: the client's address (``client_ident``) and the device cookie
+    it sent (``referee.lockouts``), so one phone's typos lock out that phone only."""
+    return JoinClient(address=client_ident(request), device=device_of(request))  # type: ignore[arg-type]
 
 
 def actor_of(request: Request) -> Actor:

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from django.db.models import QuerySet
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
@@ -20,12 +21,18 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from referee import corrections, selectors, services
 from referee.api import serializers as s
-from referee.api.auth import CanUseGame, IsOrganiser, actor_of, can_access, client_ident
+from referee.api.auth import (
+    CanUseGame,
+    IsOrganiser,
+    actor_of,
+    can_access,
+    client_ident,
+    join_client,
+)
 from referee.api.problems import PROBLEM_CONTENT_TYPE
 from referee.api.schema import (
     EXAMPLE_RECORD,
@@ -39,7 +46,8 @@ from referee.api.schema import (
 )
 from referee.computer import computer_seats_setup
 from referee.engine.records import replay_record
-from referee.models import Correction, Event, Game, RefusedEvent, TableToken
+from referee.lockouts import give_device, join_lockout_lift
+from referee.models import Correction, Event, Game, RefusedEvent, TableAlert, TableToken
 from scoring import selectors as league_selectors
 from scoring.api.examples import SEATS_EXAMPLE
 from scoring.api.serializers import GameLeagueQuerySerializer
@@ -74,6 +82,12 @@ WRITE_PROBLEMS = {
     (409, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
     (412, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
     (422, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
+}
+# An event, an undo or an amendment from a table token that probed declared hands too
+# often is 429 ``probe_limited`` (R31).
+EVENT_PROBLEMS = {
+    **WRITE_PROBLEMS,
+    (429, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
 }
 STATE = OpenApiResponse(GameStateDocument, description="The game's state (see GET /games/{id}/).")
 EVENT_RESULT = OpenApiResponse(
@@ -324,20 +338,22 @@ class JoinView(APIView):
 
     authentication_classes: list[Any] = []
     permission_classes: list[Any] = []
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "join"
 
     @extend_schema(
         operation_id="games_join",
         tags=["games"],
         summary="Join a game with its join code",
-        description="A phone gets a table token scoped to one game (and optionally one seat). "
-        "Attempts are throttled; repeated wrong codes lock the client out for a while (429 "
-        "`join_locked_out`, with `Retry-After`: the seconds left).",
+        description="A phone gets a table token scoped to one game (and optionally one seat, "
+        "which no other phone may then claim: 409 `seat_taken` until the organiser or the "
+        "table's scorekeeper releases it or its phone leaves). Only wrong codes count: "
+        "after `JOIN_LOCKOUT_FAILURES` of them from one phone (its address and its "
+        "`domeng_device` cookie, set by this answer) it is locked out for a while (429 "
+        "`join_locked_out`, with `Retry-After`: the seconds left); an organiser can lift it.",
         request=s.JoinSerializer,
         responses={
             201: s.JoinedSerializer,
             **PROBLEMS,
+            (409, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
             (429, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
         },
     )
@@ -347,12 +363,41 @@ class JoinView(APIView):
             join_code=data["join_code"],
             seat=data.get("seat"),
             label=data.get("label", ""),
-            client=client_ident(request),
+            client=join_client(request),
         )
         return Response(
             {"token": key, "game": str(token.game_id), "seat": token.seat},
             status=status.HTTP_201_CREATED,
         )
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        # Refused or not, the phone gets a device cookie: its next typos count for it alone.
+        return give_device(request, super().finalize_response(request, response, *args, **kwargs))  # type: ignore[arg-type]
+
+
+class JoinLockoutLiftView(APIView):
+    """Lift the join lockouts of an address (an organiser's)."""
+
+    permission_classes = [IsOrganiser]
+
+    @extend_schema(
+        operation_id="join_lockouts_lift",
+        tags=["games"],
+        summary="Lift a join lockout",
+        description="Forgets every wrong join code counted against an address (all its "
+        "phones): by default the address you call from, e.g. the club's Wi-Fi; staff may "
+        "name any address.",
+        request=s.LockoutLiftSerializer,
+        responses={200: OpenApiTypes.OBJECT, **PROBLEMS},
+    )
+    def post(self, request: Request) -> Response:
+        data = _validated(s.LockoutLiftSerializer, request)
+        own = client_ident(request)
+        address = data.get("address") or own
+        if address != own and not request.user.is_staff:
+            raise PermissionDenied("Only staff may lift another address's lockout.")
+        join_lockout_lift(address)
+        return Response({"address": address, "lifted": True})
 
 
 class GameDetailView(GameMixin, APIView):
@@ -373,7 +418,8 @@ class GameDetailView(GameMixin, APIView):
         etag = f'"{game.version}"'
         if etag_matches_any(request.headers.get("If-None-Match"), etag):
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
-        body = selectors.game_state_for(game, viewer=actor_of(request).seat)
+        actor = actor_of(request)
+        body = selectors.game_state_for(game, viewer=actor.seat, viewer_label=actor.label)
         return Response(body, headers={"ETag": etag})
 
 
@@ -410,7 +456,7 @@ class MoveView(_EventView):
         "and id and changes nothing (it is logged as refused).",
         request=s.MoveSerializer,
         parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
-        responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
+        responses={201: EVENT_RESULT, **EVENT_PROBLEMS},
         examples=[
             OpenApiExample("A play", request_only=True, value={"seat": 3, "tile": "4-6"}),
             OpenApiExample(
@@ -440,7 +486,7 @@ class HandView(_EventView):
         "checks that seat fully.",
         request=s.HandSerializer,
         parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
-        responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
+        responses={201: EVENT_RESULT, **EVENT_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         return super().post(request, game_id)
@@ -460,7 +506,7 @@ class RevealView(_EventView):
         "is known the round is settled (MATTIKKENG, winner, CUCUQ, stones).",
         request=s.RevealSerializer,
         parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
-        responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
+        responses={201: EVENT_RESULT, **EVENT_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         return super().post(request, game_id)
@@ -477,7 +523,7 @@ class UndoView(GameMixin, APIView):
         "round's last move reopens it until the next round's first move.",
         request=s.UndoSerializer,
         parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
-        responses={200: CORRECTION_RESULT, **WRITE_PROBLEMS},
+        responses={200: CORRECTION_RESULT, **EVENT_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
@@ -505,7 +551,7 @@ class EventAmendView(GameMixin, APIView):
         "refused (422 with that event's code) and nothing changes.",
         request=s.AmendSerializer,
         parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
-        responses={200: CORRECTION_RESULT, **WRITE_PROBLEMS},
+        responses={200: CORRECTION_RESULT, **EVENT_PROBLEMS},
     )
     def put(self, request: Request, game_id: Any, position: int) -> Response:
         game = self.get_game(request, game_id)
@@ -523,29 +569,72 @@ class EventAmendView(GameMixin, APIView):
         )
 
 
+class AuditPagination(PageNumberPagination):
+    """A page of each list of the audit trail (``page``, ``page_size`` ≤ 500)."""
+
+    page_size = 100
+    page_size_query_param = "page_size"
+    max_page_size = 500
+
+
+AUDIT_PAGE_PARAMETERS = [
+    OpenApiParameter("page", OpenApiTypes.INT, description="The page, from 1."),
+    OpenApiParameter(
+        "page_size", OpenApiTypes.INT, description="Entries of each list per page (≤ 500)."
+    ),
+]
+
+
 class EventLogView(GameMixin, APIView):
-    """The audit trail: every event (live and revoked), corrections and refused events."""
+    """The audit trail: every event (live and revoked), corrections, refused events, alerts."""
 
     @extend_schema(
         operation_id="games_events_list",
         tags=["corrections"],
         summary="Audit trail",
+        description="Paginated: each page holds up to `page_size` entries of each list "
+        "(`events` by position, `corrections`, `refused`, `alerts`), `counts` the totals and "
+        "`next` the next page while one list has more. A refused event's payload and detail "
+        "are shown only to the phone that entered it and to the organiser (not a refusal "
+        "under R31, which may tell of a declared hand); a declared hand only to the phone "
+        "that declared it (R31). `alerts` (a phone that probed declared "
+        "hands) are shown to the organiser and to the phones of the seats concerned.",
+        parameters=AUDIT_PAGE_PARAMETERS,
         responses={200: OpenApiTypes.OBJECT, **PROBLEMS},
     )
     def get(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        viewer = actor_of(request).seat
+        actor = actor_of(request)
+        viewer = actor.seat
+        organiser = actor.token is None
+        paginator = AuditPagination()
+        size = paginator.get_page_size(request) or paginator.page_size
+        page = _page_number(request)
+        window = slice((page - 1) * size, page * size)
+        # A handful per game at most; filtered here (JSON containment is not SQLite's).
+        alerts_all = [
+            a for a in TableAlert.objects.filter(game=game) if organiser or viewer in a.seats
+        ]
+        event_qs = Event.objects.filter(game=game).order_by("position", "id")
+        correction_qs = Correction.objects.filter(game=game).select_related("replacement")
+        refused_qs = RefusedEvent.objects.filter(game=game)
+        counts = {
+            "events": event_qs.count(),
+            "corrections": correction_qs.count(),
+            "refused": refused_qs.count(),
+            "alerts": len(alerts_all),
+        }
         events = [
             {
                 "position": e.position,
                 "kind": e.kind,
                 "round": e.round_number,
-                "payload": _visible_payload(e, viewer),
+                "payload": _visible_payload(e, viewer, actor.label),
                 "entered_by": e.entered_by,
                 "created_at": e.created_at,
                 "revoked_by": e.revoked_by_id,
             }
-            for e in Event.objects.filter(game=game).order_by("position", "id")
+            for e in event_qs[window]
         ]
         trail = [
             {
@@ -557,31 +646,64 @@ class EventLogView(GameMixin, APIView):
                 "replacement_position": c.replacement.position if c.replacement else None,
                 "changes": corrections.redacted(c.changes),
             }
-            for c in Correction.objects.filter(game=game).select_related("replacement")
+            for c in correction_qs[window]
         ]
-        refused = [
+        refused = []
+        for r in refused_qs[window]:
+            readable = r.entered_by == actor.label or (organiser and r.rule != "R31")
+            refused.append(
+                {
+                    "kind": r.kind,
+                    "payload": r.payload if readable and r.kind != "hand" else None,
+                    "code": r.code,
+                    "rule": r.rule or None,
+                    "detail": r.detail if readable else None,
+                    "entered_by": r.entered_by,
+                    "created_at": r.created_at,
+                }
+            )
+        alerts = [
             {
-                "kind": r.kind,
-                "payload": r.payload if r.kind != "hand" and _may_read_detail(r, viewer) else None,
-                "code": r.code,
-                "rule": r.rule or None,
-                "detail": r.detail if _may_read_detail(r, viewer) else None,
-                "entered_by": r.entered_by,
-                "created_at": r.created_at,
+                "kind": a.kind,
+                "entered_by": a.entered_by,
+                "seats": a.seats,
+                "count": a.count,
+                "created_at": a.created_at,
             }
-            for r in RefusedEvent.objects.filter(game=game)
+            for a in alerts_all[window]
         ]
-        return Response({"events": events, "corrections": trail, "refused": refused})
+        more = page * size < max(counts.values())
+        next_url = (
+            request.build_absolute_uri(f"{request.path}?page={page + 1}&page_size={size}")
+            if more
+            else None
+        )
+        return Response(
+            {
+                "events": events,
+                "corrections": trail,
+                "refused": refused,
+                "alerts": alerts,
+                "counts": counts,
+                "page": page,
+                "next": next_url,
+            }
+        )
 
 
-def _may_read_detail(refused: RefusedEvent, viewer: int | None) -> bool:
-    """A refusal under R31 may name a declared tile (its detail; its payload with its code:
-    "this tile is in another seat's declared hand"): only the refused seat's phone reads it."""
-    return refused.rule != "R31" or (viewer is not None and refused.payload.get("seat") == viewer)
+def _page_number(request: Request) -> int:
+    """``?page=`` as a whole number from 1 (400 ``invalid`` otherwise)."""
+    raw = request.query_params.get("page", "1")
+    if not raw.isdecimal() or len(raw) > 9 or int(raw) < 1:
+        raise serializers.ValidationError({"page": ["A whole number from 1."]})
+    return int(raw)
 
 
-def _visible_payload(event: Event, viewer: int | None) -> dict[str, Any]:
-    if event.kind == "hand" and event.payload.get("seat") != viewer:
+def _visible_payload(event: Event, viewer: int | None, viewer_label: str) -> dict[str, Any]:
+    """A declared hand's tiles only for the phone that declared it (R31)."""
+    if event.kind == "hand" and not (
+        event.payload.get("seat") == viewer and event.entered_by == viewer_label
+    ):
         return {"seat": event.payload.get("seat"), "tiles": None}
     return event.payload
 
@@ -630,13 +752,93 @@ class GameCloseView(GameMixin, APIView):
         operation_id="games_close",
         tags=["sessions"],
         summary="Close the game",
+        description="The organiser's only (403 `organiser_only` for a phone), on the version "
+        "they saw: `If-Match` with the state's ETag is required (428 "
+        "`precondition_required` without it, 412 when stale).",
         request=None,
-        responses={200: STATE, **WRITE_PROBLEMS},
+        parameters=[IF_MATCH_HEADER],
+        responses={
+            200: STATE,
+            **WRITE_PROBLEMS,
+            (428, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
+        },
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        game = services.game_close(game_id=game.pk, actor=actor_of(request))
-        return Response(selectors.game_state_for(game))
+        game = services.game_close(
+            game_id=game.pk, actor=actor_of(request), precondition=_precondition(request, {})
+        )
+        return Response(selectors.game_state_for(game), headers={"ETag": f'"{game.version}"'})
+
+
+class GameTokensView(GameMixin, APIView):
+    @extend_schema(
+        operation_id="games_tokens_list",
+        tags=["games"],
+        summary="The table's tokens",
+        description="Every table token of the game, live and revoked, oldest first: the seat "
+        "each claimed, its label, when it joined and when it was revoked. The organiser's "
+        "only (403 `organiser_only` for a phone); keys are never shown.",
+        responses={200: s.TableTokenSerializer(many=True), **PROBLEMS},
+    )
+    def get(self, request: Request, game_id: Any) -> Response:
+        game = self.get_game(request, game_id)
+        tokens = services.table_tokens(game=game, actor=actor_of(request))
+        return Response(s.TableTokenSerializer(tokens, many=True).data)
+
+
+class TokenRevokeView(GameMixin, APIView):
+    @extend_schema(
+        operation_id="games_tokens_revoke",
+        tags=["games"],
+        summary="Revoke a table token",
+        description="The phone loses the game at once and its seat is free for another "
+        "phone. The organiser's only.",
+        request=None,
+        responses={200: s.TableTokenSerializer, **PROBLEMS},
+    )
+    def post(self, request: Request, game_id: Any, token_id: int) -> Response:
+        game = self.get_game(request, game_id)
+        token = services.token_revoke(game_id=game.pk, token_id=token_id, actor=actor_of(request))
+        return Response(s.TableTokenSerializer(token).data)
+
+
+class SeatReleaseView(GameMixin, APIView):
+    @extend_schema(
+        operation_id="games_seats_release",
+        tags=["games"],
+        summary="Release a seat",
+        description="Revokes the token of the phone holding `seat` (0–4) so that another "
+        "phone may claim it: the organiser or the table's scorekeeper (403 "
+        "`seat_not_allowed` for a seat's phone; 404 `token_not_found` when no phone holds it).",
+        request=None,
+        responses={200: s.TableTokenSerializer, **PROBLEMS},
+    )
+    def post(self, request: Request, game_id: Any, seat: int) -> Response:
+        game = self.get_game(request, game_id)
+        if seat > 4:
+            raise Http404
+        token = services.seat_release(game_id=game.pk, seat=seat, actor=actor_of(request))
+        return Response(s.TableTokenSerializer(token).data)
+
+
+class LeaveView(GameMixin, APIView):
+    @extend_schema(
+        operation_id="games_leave",
+        tags=["games"],
+        summary="Leave the table",
+        description="The calling phone's table token is revoked and its seat, if any, is "
+        "free for another phone. Table tokens only.",
+        request=None,
+        responses={204: OpenApiResponse(description="Left."), **PROBLEMS},
+    )
+    def post(self, request: Request, game_id: Any) -> Response:
+        game = self.get_game(request, game_id)
+        token = request.auth
+        if not isinstance(token, TableToken) or token.game_id != game.pk:
+            raise PermissionDenied("Only a table token leaves a table.")
+        services.table_leave(token=token)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class GameRecordView(GameMixin, APIView):

@@ -18,7 +18,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
-from django.db import OperationalError
+from django.db import DataError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils.functional import Promise
 from django.utils.translation import gettext
@@ -69,10 +69,20 @@ def problem(
         "type": PROBLEM_TYPE_PREFIX + code,
         "title": title,
         "status": status,
-        "detail": detail,
+        "detail": bounded_text(detail),
         "code": code,
         **extra,
     }
+
+
+# A problem's texts are bounded: a message that quotes what the client sent (a tile, a
+# slug) never echoes megabytes back.
+PROBLEM_TEXT_MAX = 500
+
+
+def bounded_text(text: str) -> str:
+    """``text`` cut to ``PROBLEM_TEXT_MAX`` characters (``…`` marks the cut)."""
+    return text if len(text) <= PROBLEM_TEXT_MAX else text[:PROBLEM_TEXT_MAX] + "…"
 
 
 def referee_problem(err: RefereeError) -> dict[str, Any]:
@@ -111,9 +121,9 @@ def _field_errors(detail: Any, path: tuple[str, ...] = ()) -> Iterator[dict[str,
     else:
         field = ".".join(p for p in path if p != api_settings.NON_FIELD_ERRORS_KEY)
         yield {
-            "field": field or None,
+            "field": bounded_text(field) or None,
             "code": getattr(detail, "code", "invalid"),
-            "detail": str(detail),
+            "detail": bounded_text(str(detail)),
         }
 
 
@@ -161,6 +171,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
         body = api_exception_problem(
             exceptions.ParseError(gettext("JSON parse error - nested too deeply."))
         )
+    elif isinstance(exc, DataError):  # a value the database refuses that no check caught
+        logger.warning("Database refused a value in an API view: %s", exc)
+        body = problem(400, "value_invalid", gettext("A value of the request cannot be kept."))
     elif isinstance(exc, OperationalError):  # e.g. SQLite's "database is locked"
         logger.warning("Database busy in an API view: %s", exc)
         body = database_busy_problem()

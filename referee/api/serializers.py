@@ -13,13 +13,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import empty
 
+from referee.engine.names import is_visible_name
 from referee.engine.strategies import STRATEGIES
 from scoring.api.fields import SeatField
 from scoring.models import Club, Season
+
+
+def visible_name(value: str) -> None:
+    """A name's validator: no invisible, control or direction-changing character
+    (``referee.engine.names``); ``name_invalid``."""
+    if not is_visible_name(value):
+        raise serializers.ValidationError(
+            _("A name may not hold invisible or direction-changing characters."),
+            code="name_invalid",
+        )
 
 
 class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -162,7 +174,29 @@ class JoinSerializer(StrictSerializer):
         help_text="Bind the phone to one seat (0–4); leave out for a scorekeeper of the table.",
     )
     label = serializers.CharField(  # type: ignore[assignment]  # the field, not Field.label
-        required=False, allow_blank=True, max_length=80
+        required=False, allow_blank=True, max_length=80, validators=[visible_name]
+    )
+
+
+class TableTokenSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """A table token of the game, as its organiser sees it (never its key)."""
+
+    id = serializers.IntegerField()
+    seat = serializers.IntegerField(
+        allow_null=True, help_text="The seat it claimed (0–4), or null for a scorekeeper."
+    )
+    label = serializers.CharField()  # type: ignore[assignment]
+    created_at = serializers.DateTimeField()
+    revoked_at = serializers.DateTimeField(
+        allow_null=True, help_text="When it was revoked, released or left; null while live."
+    )
+
+
+class LockoutLiftSerializer(StrictSerializer):
+    address = serializers.IPAddressField(
+        required=False,
+        help_text="The address whose join lockouts to lift; your own when left out (staff "
+        "may name any).",
     )
 
 

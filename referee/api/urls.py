@@ -14,6 +14,7 @@ urlpatterns = [
     path("games/", games.GameListCreateView.as_view(), name="games"),
     path("games/import/", games.GameImportView.as_view(), name="games-import"),
     path("join/", games.JoinView.as_view(), name="join"),
+    path("join/lockouts/lift/", games.JoinLockoutLiftView.as_view(), name="join-lockouts-lift"),
     path("games/<uuid:game_id>/", games.GameDetailView.as_view(), name="game"),
     path("games/<uuid:game_id>/moves/", games.MoveView.as_view(), name="game-moves"),
     path("games/<uuid:game_id>/hands/", games.HandView.as_view(), name="game-hands"),
@@ -53,6 +54,18 @@ urlpatterns = [
         name="game-session-end",
     ),
     path("games/<uuid:game_id>/close/", games.GameCloseView.as_view(), name="game-close"),
+    path("games/<uuid:game_id>/tokens/", games.GameTokensView.as_view(), name="game-tokens"),
+    path(
+        "games/<uuid:game_id>/tokens/<int:token_id>/revoke/",
+        games.TokenRevokeView.as_view(),
+        name="game-token-revoke",
+    ),
+    path(
+        "games/<uuid:game_id>/seats/<int:seat>/release/",
+        games.SeatReleaseView.as_view(),
+        name="game-seat-release",
+    ),
+    path("games/<uuid:game_id>/leave/", games.LeaveView.as_view(), name="game-leave"),
     path("games/<uuid:game_id>/record/", games.GameRecordView.as_view(), name="game-record"),
     path("games/<uuid:game_id>/result/", games.GameResultView.as_view(), name="game-result"),
     path(

@@ -20,6 +20,7 @@ from referee.engine.errors import (
     gettext_noop,
 )
 from referee.engine.game import Game, GameRound
+from referee.engine.names import is_visible_name
 from referee.engine.rules import RuleSet
 from referee.engine.tiles import SEATS
 
@@ -65,6 +66,15 @@ class Record:
             raise RecordInvalid(
                 gettext_noop("players must be five non-empty names, seat 0 to seat 4"), rule="R3"
             )
+        for seat, name in enumerate(players):
+            if not is_visible_name(name):
+                raise RecordInvalid(
+                    gettext_noop(
+                        "seat %(seat)s's name holds an invisible or direction-changing character"
+                    ),
+                    rule="R3",
+                    seat=seat,
+                )
         rules = RuleSet.from_dict(data.get("rules"))
         rounds = data.get("rounds")
         if not isinstance(rounds, list):

@@ -396,15 +396,16 @@ class Round:
                 )
 
     def _check_in_hand(self, seat: int, tile: Tile) -> None:
-        if seat in self.hands and tile not in self.hands[seat]:
+        # One message whichever declared hand forbids it: saying whether the tile is
+        # missing from this seat's hand or held in another's would tell more of the hidden
+        # hands than the refusal itself must (R31).
+        if (seat in self.hands and tile not in self.hands[seat]) or any(
+            tile in hand for other, hand in self.hands.items() if other != seat
+        ):
             raise TileNotInHand(
-                gettext_noop("%(tile)s is not in seat %(seat)s's declared hand"),
+                gettext_noop("seat %(seat)s cannot play %(tile)s: a declared hand says otherwise"),
                 tile=str(tile),
                 seat=seat,
-            )
-        if any(tile in hand for other, hand in self.hands.items() if other != seat):
-            raise TileNotInHand(
-                gettext_noop("%(tile)s is in another seat's declared hand"), tile=str(tile)
             )
 
     def _check_pass(self, seat: int) -> None:

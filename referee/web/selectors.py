@@ -179,7 +179,7 @@ def table_page(
     ``reveal`` that the state no longer allows is dropped.
     """
     game = token.game
-    state = selectors.game_state_for(game, viewer=token.seat)
+    state = selectors.game_state_for(game, viewer=token.seat, viewer_label=token.actor)
     rnd = state["round"]
     my_seat = token.seat
     is_open = state["status"] == Game.Status.OPEN

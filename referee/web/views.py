@@ -27,10 +27,11 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from referee import services
-from referee.api.auth import client_ident
+from referee.api.auth import join_client
 from referee.engine import RefereeError
 from referee.engine.strategies import STRATEGIES
 from referee.exceptions import IdempotencyKeyReused, ServiceError, VersionMismatch
+from referee.lockouts import JoinClient, give_device
 from referee.models import Game, TableToken
 from referee.services import Actor, Idempotency, Precondition, join_code_check
 from referee.web import forms
@@ -66,7 +67,8 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
             return redirect("web:join", code=game.join_code)
     context = {"form": form, "token": session_token(request)}
     status = refused.status if refused is not None else 200
-    return _with_retry_after(render(request, "referee/home.html", context, status=status), refused)
+    response = render(request, "referee/home.html", context, status=status)
+    return give_device(request, _with_retry_after(response, refused))
 
 
 @require_http_methods(["GET", "POST"])
@@ -90,12 +92,18 @@ def join(request: HtmxHttpRequest, code: str) -> HttpResponse:
         game = join_code_check(join_code=code, client=_client(request))
     except ServiceError as error:
         return _join_failed(request, error, code)
-    return render(request, "referee/join.html", {"game": game, "seats": game.seats.all()})
+    taken = set(game.tokens.filter(revoked_at__isnull=True).values_list("seat", flat=True))
+    context = {"game": game, "seats": game.seats.all(), "taken": taken}
+    return give_device(request, render(request, "referee/join.html", context))
 
 
 @require_POST
 def leave(request: HtmxHttpRequest) -> HttpResponse:
-    """Leave the table: this browser forgets its token (the token itself stays valid)."""
+    """Leave the table: the token is revoked (its seat is free for another phone) and this
+    browser forgets it."""
+    token = session_token(request)
+    if token is not None:
+        services.table_leave(token=token)
     forget_token(request)
     return redirect("web:home")
 
@@ -106,9 +114,8 @@ def _join_failed(request: HtmxHttpRequest, error: ServiceError, code: str) -> Ht
     form.is_valid()
     form.add_error("code", error.detail)
     context = {"form": form, "token": session_token(request)}
-    return _with_retry_after(
-        render(request, "referee/home.html", context, status=error.status), error
-    )
+    response = render(request, "referee/home.html", context, status=error.status)
+    return give_device(request, _with_retry_after(response, error))
 
 
 def _with_retry_after(response: HttpResponse, error: ServiceError | None) -> HttpResponse:
@@ -174,7 +181,7 @@ def reveal(request: HtmxHttpRequest) -> HttpResponse:
     form = forms.RevealForm(request.POST)
     if not form.is_valid():
         seat = request.POST.get("seat", "")
-        extra = {"reveal": int(seat)} if seat.isdigit() else {}
+        extra = {"reveal": int(seat)} if _is_seat(seat) else {}
         return _answer(request, token, _form_refusal(form), 400, **extra)
     return _submit(request, token, form, "reveal")
 
@@ -268,9 +275,14 @@ def organiser_game(request: HtmxHttpRequest, game_id: Any) -> HttpResponse:
 # -- helpers ---------------------------------------------------------------------------
 
 
-def _client(request: HtmxHttpRequest) -> str:
-    """The client as the API's join tells it apart (DRF's throttle ident, NUM_PROXIES)."""
-    return client_ident(request)
+def _client(request: HtmxHttpRequest) -> JoinClient:
+    """The client as the API's join tells it apart (address by NUM_PROXIES, device cookie)."""
+    return join_client(request)
+
+
+def _is_seat(text: str) -> bool:
+    """``text`` is a seat number 0–4 as a form or a query sends it (``"²"`` is not)."""
+    return text in {"0", "1", "2", "3", "4"}
 
 
 def _spaced(code: str) -> str:
@@ -295,7 +307,7 @@ def _table_context(
     page = table_page(
         token,
         pick=request.GET.get("pick") if modes else None,
-        reveal=int(reveal_seat) if reveal_seat.isdigit() else None,
+        reveal=int(reveal_seat) if _is_seat(reveal_seat) else None,
         confirm_undo=modes and request.GET.get("confirm") == "undo",
     )
     return _live_context(page, flash)

@@ -7,28 +7,53 @@ alphabetically unless told, renders error bodies as CSV rows and does not
 guard against spreadsheet formulas. What we need is fifty lines: a fixed
 column order, one header row, problems left as JSON, and text cells that a
 spreadsheet would run as a formula defused (OWASP's "CSV injection" advice).
+
+Two dialects: ``csv`` is plain RFC 4180 (UTF-8, ``,``, no byte-order mark),
+for programs; ``spreadsheet`` is for Excel and LibreOffice as people open a
+file: UTF-8 with a byte-order mark (else Excel on Windows reads it as a
+legacy code page: "BÃ©sse"), and the list separator and decimal mark of the
+reader's language (``;`` and ``3,5`` in French, Polish and Indonesian, where
+``,`` is the decimal mark; ``,`` and ``3.5`` in English).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils.translation import get_language
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# A spreadsheet may split a cell's text at any list separator of the reader's locale
+# (``,`` or ``;``), or at a tab or a line break, whatever separator the file was written
+# with: every piece that would then start like a formula is defused, not the first only
+# (``Andi;=cmd|…`` read with ``;`` is ``Andi`` and a formula).
+_FORMULA_PIECE = re.compile(r"(^|[,;\t\r\n])( *)(?=[=+\-@\t\r])")
+# Languages whose decimal mark is ``,``, so that spreadsheets there separate cells by ``;``.
+SEMICOLON_LANGUAGES = frozenset({"fr", "pl", "id"})
+# The formats that export every row (no pagination).
+EXPORT_FORMATS = frozenset({"csv", "spreadsheet"})
 
 
-def _cell(value: Any) -> Any:
-    """A cell: ``None`` empty, text that starts like a formula prefixed with ``'``."""
+def defuse(text: str) -> str:
+    """``text`` with a ``'`` before every piece a spreadsheet would run as a formula."""
+    return _FORMULA_PIECE.sub(lambda m: f"{m.group(1)}{m.group(2)}'", text)
+
+
+def _cell(value: Any, *, decimal_comma: bool = False) -> Any:
+    """A cell: ``None`` empty, text defused (``defuse``), a fraction with the decimal mark."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
+    if isinstance(value, str):
+        return defuse(value)
+    if isinstance(value, float) and decimal_comma:
+        return repr(value).replace(".", ",")
     return value
 
 
@@ -43,6 +68,10 @@ class CSVRenderer(BaseRenderer):
     media_type = "text/csv"
     format = "csv"
     charset = "utf-8"
+    byte_order_mark = ""
+
+    def separator(self, renderer_context: Mapping[str, Any]) -> str:
+        return ","
 
     def render(
         self,
@@ -62,9 +91,30 @@ class CSVRenderer(BaseRenderer):
         else:
             rows = data or []
         columns = list(context.get("csv_columns") or (rows[0].keys() if rows else []))
+        separator = self.separator(context)
         buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\r\n")
-        writer.writerow(columns)
+        buffer.write(self.byte_order_mark)
+        writer = csv.writer(buffer, delimiter=separator, lineterminator="\r\n")
+        writer.writerow([defuse(str(column)) for column in columns])
         for row in rows:
-            writer.writerow([_cell(row.get(column)) for column in columns])
+            writer.writerow(
+                [_cell(row.get(column), decimal_comma=separator == ";") for column in columns]
+            )
         return buffer.getvalue().encode(self.charset)
+
+
+class SpreadsheetCSVRenderer(CSVRenderer):
+    """CSV as a spreadsheet opens it (``?format=spreadsheet``): UTF-8 with a byte-order mark,
+    and ``;`` with a decimal comma for the languages that write ``3,5`` (``fr``, ``pl``,
+    ``id``), ``,`` otherwise; ``?separator=semicolon`` or ``comma`` chooses instead."""
+
+    format = "spreadsheet"
+    byte_order_mark = "\ufeff"
+
+    def separator(self, renderer_context: Mapping[str, Any]) -> str:
+        request = renderer_context.get("request")
+        chosen = request.query_params.get("separator") if request is not None else None
+        if chosen in ("semicolon", "comma"):
+            return ";" if chosen == "semicolon" else ","
+        language = (get_language() or "en").split("-")[0]
+        return ";" if language in SEMICOLON_LANGUAGES else ","

@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from referee.api.serializers import StrictSerializer
+from referee.api.serializers import StrictSerializer, visible_name
 from scoring.models import Club, Membership, Player, Season
 
 # -- clubs and members ---------------------------------------------------------------------
@@ -28,7 +28,7 @@ class ClubSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
 
 
 class ClubCreateSerializer(StrictSerializer):
-    name = serializers.CharField(max_length=120)
+    name = serializers.CharField(max_length=120, validators=[visible_name])
     slug = serializers.SlugField(max_length=60, help_text="The club's name in URLs.")
     is_public = serializers.BooleanField(
         required=False, default=False, help_text="Publish the league records to everyone."
@@ -36,7 +36,7 @@ class ClubCreateSerializer(StrictSerializer):
 
 
 class ClubUpdateSerializer(StrictSerializer):
-    name = serializers.CharField(max_length=120, required=False)
+    name = serializers.CharField(max_length=120, required=False, validators=[visible_name])
     is_public = serializers.BooleanField(required=False)
 
 
@@ -64,16 +64,32 @@ class PlayerSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
         read_only_fields = fields
 
 
+MEMBER_NUMBER_HELP = (
+    "Unique in the club, compared after Unicode NFKC and case folding (`É-7` in NFC and NFD, "
+    "`B-01`, `b-01` and `Ｂ-01` are one number); no invisible or direction-changing character."
+)
+
+
 class PlayerCreateSerializer(StrictSerializer):
-    display_name = serializers.CharField(max_length=80)
+    display_name = serializers.CharField(max_length=80, validators=[visible_name])
     member_number = serializers.CharField(
-        max_length=32, required=False, allow_blank=True, help_text="Unique in the club."
+        max_length=32,
+        required=False,
+        allow_blank=True,
+        validators=[visible_name],
+        help_text=MEMBER_NUMBER_HELP,
     )
 
 
 class PlayerUpdateSerializer(StrictSerializer):
-    display_name = serializers.CharField(max_length=80, required=False)
-    member_number = serializers.CharField(max_length=32, required=False, allow_blank=True)
+    display_name = serializers.CharField(max_length=80, required=False, validators=[visible_name])
+    member_number = serializers.CharField(
+        max_length=32,
+        required=False,
+        allow_blank=True,
+        validators=[visible_name],
+        help_text=MEMBER_NUMBER_HELP,
+    )
 
 
 class PlayerMergeSerializer(StrictSerializer):
@@ -104,7 +120,7 @@ class SeasonSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
 
 
 class SeasonCreateSerializer(StrictSerializer):
-    name = serializers.CharField(max_length=80)
+    name = serializers.CharField(max_length=80, validators=[visible_name])
     starts_on = serializers.DateField(required=False, allow_null=True)
     ends_on = serializers.DateField(required=False, allow_null=True)
 
@@ -116,7 +132,7 @@ class SeasonCreateSerializer(StrictSerializer):
 
 
 class SeasonUpdateSerializer(SeasonCreateSerializer):
-    name = serializers.CharField(max_length=80, required=False)
+    name = serializers.CharField(max_length=80, required=False, validators=[visible_name])
 
 
 # -- games ---------------------------------------------------------------------------------

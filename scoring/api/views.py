@@ -44,7 +44,7 @@ from scoring.api.filters import (
     PlayedBetweenFilter,
     StableOrderingFilter,
 )
-from scoring.api.renderers import CSVRenderer
+from scoring.api.renderers import EXPORT_FORMATS, CSVRenderer, SpreadsheetCSVRenderer
 from scoring.exceptions import NotClubOrganiser
 from scoring.models import Club, Membership, Player, Season, SeatRound
 
@@ -103,16 +103,18 @@ class ClubMixin(APIView):
         return self._club
 
     def get_player(self, pk: Any = None) -> Player:
-        return get_object_or_404(Player, club=self.get_club(), pk=pk or self.kwargs["pk"])
+        pk = pk if pk is not None else self.kwargs["pk"]
+        return get_object_or_404(Player, club=self.get_club(), pk=pk)
 
     def get_season(self, pk: Any = None) -> Season:
-        return get_object_or_404(Season, club=self.get_club(), pk=pk or self.kwargs["season"])
+        pk = pk if pk is not None else self.kwargs["season"]  # ?season=0 is a season id too
+        return get_object_or_404(Season, club=self.get_club(), pk=pk)
 
     def season_from_query(self) -> Season | None:
         raw = self.request.query_params.get("season") or ""
         if not raw:
             return None
-        if not raw.isdigit():
+        if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:  # "²" is a digit to Python
             raise ValidationError({"season": ["A season id."]})
         return self.get_season(int(raw))
 
@@ -584,7 +586,22 @@ STANDINGS_DESCRIPTION = (
     "elections and stones received per round. One aggregate SQL query over the seat-round "
     "table: the cost does not grow with the number of rounds. Sort with `ordering` (any "
     "column, `-` for descending; ties by player id), filter rounds by date, page with "
-    "`page`/`page_size`. `?format=csv` (or `Accept: text/csv`) gives every row as CSV."
+    "`page`/`page_size`. `?format=csv` (or `Accept: text/csv`) gives every row as plain RFC "
+    "4180 CSV (UTF-8, `,`); `?format=spreadsheet` as Excel and LibreOffice open it: UTF-8 "
+    "with a byte-order mark, `;` and a decimal comma for French, Polish and Indonesian "
+    "(`Accept-Language` or the language chosen), `,` otherwise (`separator=semicolon` or "
+    "`comma` to choose). In both, a text cell that a spreadsheet could run as a formula is "
+    "defused with a leading `'`, at its start and after any `,`, `;`, tab or line break."
+)
+
+
+SEPARATOR_PARAM = OpenApiParameter(
+    "separator",
+    OpenApiTypes.STR,
+    enum=["semicolon", "comma"],
+    required=False,
+    description="With `format=spreadsheet`: the list separator (`;` also writes decimal "
+    "commas); by default the one of the response's language.",
 )
 
 
@@ -594,7 +611,7 @@ class StandingsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
     permission_classes = [AllowAny]
     serializer_class = s.StandingSerializer
     pagination_class = LeaguePagination
-    renderer_classes = [JSONRenderer, CSVRenderer]
+    renderer_classes = [JSONRenderer, CSVRenderer, SpreadsheetCSVRenderer]
     filter_backends = [DjangoFilterBackend, StableOrderingFilter]
     filterset_class = PlayedBetweenFilter
     ordering_fields = STANDINGS_ORDERING_FIELDS
@@ -607,7 +624,7 @@ class StandingsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
         return selectors.standings(selectors.league_rows(club=self.get_club(), season=season))
 
     def paginate_queryset(self, queryset: Any) -> Any:
-        if getattr(self.request.accepted_renderer, "format", None) == "csv":
+        if getattr(self.request.accepted_renderer, "format", None) in EXPORT_FORMATS:
             return None  # an export is the whole table
         return super().paginate_queryset(queryset)
 
@@ -619,7 +636,7 @@ class StandingsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
     ) -> Response:
         response = super().finalize_response(request, response, *args, **kwargs)
         renderer = getattr(request, "accepted_renderer", None)
-        if getattr(renderer, "format", None) == "csv" and response.status_code == 200:
+        if getattr(renderer, "format", None) in EXPORT_FORMATS and response.status_code == 200:
             name = "-".join(str(part) for part in ("standings", *self.kwargs.values()))
             response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
         return response
@@ -629,9 +646,14 @@ class StandingsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
         tags=["league"],
         summary="Lifetime standings of the club",
         description=STANDINGS_DESCRIPTION,
+        parameters=[SEPARATOR_PARAM],
         responses={
             (200, "application/json"): s.StandingSerializer(many=True),
-            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="Every row as CSV."),
+            (200, "text/csv"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="Every row as CSV: plain (`format=csv`) or for spreadsheets "
+                "(`format=spreadsheet`: byte-order mark, the language's separator).",
+            ),
             **PROBLEMS,
         },
         examples=[
@@ -649,9 +671,14 @@ class SeasonStandingsView(StandingsView):
         tags=["league"],
         summary="Standings of a season",
         description=STANDINGS_DESCRIPTION,
+        parameters=[SEPARATOR_PARAM],
         responses={
             (200, "application/json"): s.StandingSerializer(many=True),
-            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="Every row as CSV."),
+            (200, "text/csv"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="Every row as CSV: plain (`format=csv`) or for spreadsheets "
+                "(`format=spreadsheet`: byte-order mark, the language's separator).",
+            ),
             **PROBLEMS,
         },
         examples=[

@@ -114,7 +114,11 @@ def test_make_run_listens_on_the_host_it_is_given():
 
 @pytest.mark.parametrize(
     ("module", "env", "proxies"),
-    [("local", {}, 0), ("production", PRODUCTION_ENV, 1)],
+    [
+        ("local", {}, 0),
+        ("production", PRODUCTION_ENV, 0),  # issue 12: trusted only when configured
+        ("production", {**PRODUCTION_ENV, "DJANGO_NUM_PROXIES": "1"}, 1),
+    ],
 )
 def test_the_client_behind_the_proxies_in_front_is_who_the_join_lockout_counts(
     module, env, proxies

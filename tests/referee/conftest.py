@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
 from rest_framework.test import APIClient
@@ -17,14 +16,6 @@ from tests.factories import UserFactory, table_key
 
 API = "/api/v1"
 PROBLEM = "application/problem+json"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache() -> Iterator[None]:
-    """Throttle counts and join lockouts live in the cache: no test inherits another's."""
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def token_client(user: Any) -> APIClient:
@@ -103,6 +94,11 @@ class GameApi:
 
     def declare(self, seat: int, tiles: list[str], **kwargs: Any) -> Response:
         return self.post("hands/", {"seat": seat, "tiles": tiles}, **kwargs)
+
+    def close(self, *, client: APIClient | None = None) -> Response:
+        """The organiser closes the game on the version it reads now (``If-Match``)."""
+        headers = {"If-Match": f'"{self.state()["version"]}"'}
+        return self.post("close/", client=client or self.organiser, **headers)
 
     def undo(self, body: dict[str, Any] | None = None, **kwargs: Any) -> Response:
         kwargs.setdefault("client", self.scorekeeper)

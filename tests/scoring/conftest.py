@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -26,13 +25,6 @@ from tests.scoring.factories import (
 API = "/api/v1"
 PROBLEM = "application/problem+json"
 NAMES = ["Andi", "Besse", "Cakra", "Daeng", "Evi", "Fajar"]
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache() -> Iterator[None]:
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def token_client(user: Any) -> APIClient:

@@ -7,7 +7,8 @@ SCORE_URL = "/api/v1/records/score/"
 
 
 @pytest.fixture
-def api_client() -> APIClient:
+def api_client(db: None) -> APIClient:
+    """A client of the public API; its throttle counts in the database cache (issue 12)."""
     return APIClient()
 
 

@@ -109,7 +109,7 @@ def test_each_event_belongs_to_the_sitting_open_when_it_was_entered_R27(table, l
 def closed(table, load_scenario):
     for move in load_scenario("02_ceki")["record"]["rounds"][0]["moves"]:
         table.accept(table.move(move))
-    response = table.post("close/", client=table.organiser)
+    response = table.close()
     assert response.status_code == 200
     assert response.json()["status"] == "closed"
     return table
@@ -132,7 +132,7 @@ def test_every_write_to_a_closed_game_is_409_game_closed(closed, suffix, body, w
     client = closed.phone(0) if who == "seat" else closed.organiser
     version = closed.state()["version"]
 
-    response = closed.post(suffix, body, client=client)
+    response = closed.post(suffix, body, client=client, **{"If-Match": f'"{version}"'})
 
     assert response.status_code == 409
     assert response["Content-Type"] == PROBLEM
@@ -158,8 +158,8 @@ def test_a_closed_game_stays_readable(closed, load_scenario):
     assert not GameSession.objects.filter(ended_at__isnull=True).exists()
 
 
-@pytest.mark.parametrize("suffix", ["sessions/", "sessions/end/", "close/"])
-def test_a_phone_bound_to_one_seat_cannot_manage_sittings_or_close_the_game(table, suffix):
+@pytest.mark.parametrize("suffix", ["sessions/", "sessions/end/"])
+def test_a_phone_bound_to_one_seat_cannot_manage_sittings(table, suffix):
     response = table.post(suffix, client=table.phone(2))
 
     assert response.status_code == 403
@@ -167,11 +167,49 @@ def test_a_phone_bound_to_one_seat_cannot_manage_sittings_or_close_the_game(tabl
     assert table.state()["status"] == "open"
 
 
-@pytest.mark.parametrize(("suffix", "status"), [("sessions/", 201), ("close/", 200)])
-def test_the_table_scorekeeper_may_start_a_sitting_or_close_the_game(table, suffix, status):
-    response = table.post(suffix, client=table.scorekeeper)
+def test_the_table_scorekeeper_may_start_a_sitting(table):
+    response = table.post("sessions/", client=table.scorekeeper)
 
-    assert response.status_code == status
+    assert response.status_code == 201
+
+
+@pytest.mark.parametrize("who", ["scorekeeper", "seat 2"])
+def test_only_the_organiser_closes_the_game_not_a_phone(table, who):
+    """Issue 12: any scorekeeper could close the game; closing is the organiser's."""
+    client = table.scorekeeper if who == "scorekeeper" else table.phone(2)
+    version = table.state()["version"]
+
+    response = table.post("close/", client=client, **{"If-Match": f'"{version}"'})
+
+    assert response.status_code == 403
+    assert response.json()["code"] == "organiser_only"
+    assert table.state()["status"] == "open"
+
+
+def test_closing_without_if_match_is_428_and_closes_nothing(table):
+    response = table.post("close/", client=table.organiser)
+
+    assert response.status_code == 428
+    assert response["Content-Type"] == PROBLEM
+    assert response.json()["code"] == "precondition_required"
+    assert table.state()["status"] == "open"
+
+
+def test_closing_on_a_stale_version_is_412(table):
+    table.accept(table.play(0, "6-6"))
+
+    response = table.post("close/", client=table.organiser, **{"If-Match": '"0"'})
+
+    assert response.status_code == 412
+    assert table.state()["status"] == "open"
+
+
+def test_the_organiser_closes_the_game_with_if_match(table):
+    response = table.close()
+
+    assert response.status_code == 200
+    assert response.json()["status"] == "closed"
+    assert response["ETag"] == f'"{response.json()["version"]}"'
 
 
 def test_event_positions_have_no_gaps_whatever_sessions_and_corrections_did(table):

@@ -37,10 +37,14 @@ def submit(game: Game, kind: str, payload: dict[str, Any], actor: services.Actor
 
 def play_record_through_services(game: Game, record: dict[str, Any], actor: services.Actor):
     """Enter a record's events as a table would: hands, moves, reveals seat 0 to 4 (R34)."""
+    phones: dict[int, services.Actor] = {}  # a seat is claimed by one phone for the game
     for data in record["rounds"]:
         for seat, tiles in sorted((data.get("hands") or {}).items()):
-            seat_actor = services.Actor(token=TableTokenFactory(game=game, seat=int(seat)))
-            submit(game, "hand", {"seat": int(seat), "tiles": tiles}, seat_actor)
+            if int(seat) not in phones:
+                phones[int(seat)] = services.Actor(
+                    token=TableTokenFactory(game=game, seat=int(seat))
+                )
+            submit(game, "hand", {"seat": int(seat), "tiles": tiles}, phones[int(seat)])
         for move in data["moves"]:
             submit(game, "move", move, actor)
         for seat in range(5):
@@ -135,7 +139,11 @@ def test_only_the_seats_own_token_may_declare_its_hand_R31(organiser):
 
 def test_a_closed_game_refuses_events(organiser):
     game = GameFactory()
-    services.game_close(game_id=game.pk, actor=organiser)
+    services.game_close(
+        game_id=game.pk,
+        actor=organiser,
+        precondition=services.Precondition(game.version, from_header=True),
+    )
 
     with pytest.raises(GameClosed):
         submit(game, "move", {"seat": 0, "tile": "6-6"}, organiser)

@@ -72,6 +72,7 @@ def test_a_wrong_code_is_refused_and_repeated_ones_lock_the_client_out(
 ) -> None:
     settings.JOIN_LOCKOUT_FAILURES = 3
     cache.clear()
+    client.get("/")  # the phone opens the home page: its device cookie counts its typos
     response = client.post("/", {"code": "NOPE-NOPE-NO"})
     assert response.status_code == 404
     assert "No open game has this join code." in response.content.decode()
@@ -98,6 +99,7 @@ def test_the_join_page_and_the_api_share_one_lockout(
 ) -> None:
     settings.JOIN_LOCKOUT_FAILURES = 2
     cache.clear()
+    client.get("/")  # the device cookie, shared by the page and the API
     assert client.post("/", {"code": "NOPE-NOPE-NO"}).status_code == 404
     api = client.post("/api/v1/join/", {"join_code": "NOPE"}, content_type="application/json")
     assert api.status_code == 404

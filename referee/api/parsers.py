@@ -1,0 +1,103 @@
+"""Request bodies as they cross the edge: JSON whose every text the database can keep.
+
+PostgreSQL's ``text`` and ``jsonb`` cannot store NUL (U+0000), and a lone
+surrogate (``"\\ud800"``, which JSON allows) cannot be encoded as UTF-8 at all;
+either used to reach the database or the log and end in a 500. Every key and
+string of a body is checked here, before a serializer, the rules core, the
+database or the log sees it: 400 ``text_invalid`` (NUL, lone surrogate, a
+control character other than tab and newlines) or ``text_too_long`` (over
+``MAX_TEXT_LENGTH`` characters, however lenient a field would be), naming
+where (``errors[].field``) and never echoing the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+from rest_framework import exceptions
+from rest_framework.parsers import JSONParser
+
+# No text of the API is longer: names 80, reasons 200, tiles 16, join codes 32 characters.
+MAX_TEXT_LENGTH = 1000
+# C0 controls other than tab, newline and carriage return, DEL and the C1 controls.
+_FORBIDDEN_CONTROLS = frozenset(
+    [chr(c) for c in range(0x20) if chr(c) not in "\t\n\r"]
+    + [chr(0x7F)]
+    + [chr(c) for c in range(0x80, 0xA0)]
+)
+
+
+class TextInvalid(exceptions.ParseError):
+    """400: a text of the request the server will not keep (``text_invalid``)."""
+
+    default_code = "text_invalid"
+    default_detail = _("A text of the request cannot be kept: nothing was applied.")
+
+
+class TextTooLong(exceptions.ParseError):
+    """400: a text longer than any field takes (``text_too_long``)."""
+
+    default_code = "text_too_long"
+    default_detail = _("A text of the request is too long: nothing was applied.")
+
+
+def text_fault(text: str) -> str | None:
+    """``"text_invalid"``, ``"text_too_long"`` or ``None`` for a text that may cross the edge."""
+    if len(text) > MAX_TEXT_LENGTH:
+        return "text_too_long"
+    if not _FORBIDDEN_CONTROLS.isdisjoint(text):
+        return "text_invalid"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return "text_invalid"
+    return None
+
+
+def _texts(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], str]]:
+    """Every text of a parsed JSON value (object keys included) with where it is."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield path, str(key)
+            yield from _texts(item, (*path, str(key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _texts(item, (*path, str(index)))
+
+
+def check_texts(data: Any) -> None:
+    """Raise ``TextInvalid``/``TextTooLong`` for the first text of ``data`` that may not cross
+    the edge; the problem names its place (``errors[0].field``), never the text itself."""
+    for path, text in _texts(data):
+        fault = text_fault(text)
+        if fault is None:
+            continue
+        where = ".".join(_printable(p) for p in path) or None
+        if fault == "text_too_long":
+            detail = gettext("A text is longer than %(max)s characters.") % {"max": MAX_TEXT_LENGTH}
+            raise TextTooLong({where or "non_field_errors": [detail]}, code=fault)
+        detail = gettext(
+            "A text holds a character the server does not keep (NUL, a control character "
+            "or a lone surrogate)."
+        )
+        raise TextInvalid({where or "non_field_errors": [detail]}, code=fault)
+
+
+def _printable(part: str) -> str:
+    """A path's part as it may be shown: cut short and without the faulty characters."""
+    part = part[:40]
+    return part if text_fault(part) is None else "?"
+
+
+class CheckedJSONParser(JSONParser):
+    """DRF's JSON parser, then ``check_texts`` on what it parsed."""
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        data = super().parse(stream, media_type, parser_context)
+        check_texts(data)
+        return data

@@ -1,0 +1,161 @@
+"""Issue 12, item 2: nothing reveals a hidden hand (R31). Each probe that read a declared hand
+is replayed as it was made; it now stops at ``TABLE_PROBE_LIMIT`` with ``probe_limited``
+(429), and the organiser and the probed seat are told."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.models import TableAlert
+from tests.referee.conftest import PROBLEM
+
+SEAT_1 = ["3-6", "5-6", "0-0", "0-1", "0-2"]
+SEAT_2 = ["2-3", "1-1", "1-2", "1-3", "1-4"]
+LIMIT = 3
+
+
+@pytest.fixture
+def limit(settings):
+    settings.TABLE_PROBE_LIMIT = LIMIT
+    settings.TABLE_PROBE_SECONDS = 600
+    return settings
+
+
+@pytest.fixture
+def in_play(table):
+    """Seat 1 declared SEAT_1; 6-6 and 3-6 are down, seat 2 to play on ends (6, 3)."""
+    table.accept(table.declare(1, SEAT_1))
+    table.accept(table.play(0, "6-6"))
+    table.accept(table.play(1, "3-6"))
+    return table
+
+
+# -- who reads a refusal ---------------------------------------------------------------
+
+
+def test_a_refusals_detail_is_shown_to_the_phone_that_entered_it_and_the_organiser(table):
+    """The hole: the log showed a refused move's detail to the phone of the seat named in
+    it (seat 2's phone read what the scorekeeper had tried for seat 2)."""
+    table.accept(table.play(0, "6-6"))
+    assert table.play(2, "3-6", client=table.scorekeeper).status_code == 422
+
+    def seen(client):
+        (refused,) = table.events(client=client)["refused"]
+        return refused["payload"], refused["detail"]
+
+    assert seen(table.phone(2)) == (None, None)
+    assert seen(table.phone(0)) == (None, None)
+    for reader in (table.scorekeeper, table.organiser):
+        payload, detail = seen(reader)
+        assert payload == {"seat": 2, "tile": "3-6"}
+        assert detail
+
+
+def test_a_refusal_under_R31_is_read_by_the_phone_that_entered_it_only(in_play):
+    assert in_play.play(2, "5-6", client=in_play.scorekeeper).status_code == 422
+
+    readers = {
+        "scorekeeper": in_play.scorekeeper,
+        "organiser": in_play.organiser,
+        "seat 1": in_play.phone(1),
+        "seat 2": in_play.phone(2),
+    }
+    details = {
+        who: in_play.events(client=client)["refused"][0]["detail"]
+        for who, client in readers.items()
+    }
+
+    assert details["scorekeeper"]
+    assert {who: d for who, d in details.items() if who != "scorekeeper"} == dict.fromkeys(
+        ["organiser", "seat 1", "seat 2"]
+    )
+
+
+def test_tile_not_in_hand_says_the_same_whichever_declared_hand_forbids_it_R31(in_play):
+    """Saying "in another seat's hand" told the prober more than "not playable"."""
+    in_another = in_play.play(2, "5-6").json()
+    in_play.accept(in_play.declare(2, SEAT_2))
+    not_in_own = in_play.play(2, "4-6").json()
+
+    assert in_another["code"] == not_in_own["code"] == "tile_not_in_hand"
+    assert in_another["detail"].replace("5-6", "X") == not_in_own["detail"].replace("4-6", "X")
+    assert "another" not in in_another["detail"]
+
+
+# -- the probes, rate-limited per token ------------------------------------------------
+
+
+def test_probing_a_declared_hand_with_refused_plays_stops_at_the_limit_R31(in_play, limit):
+    """The probe: the scorekeeper tries seat 2 with tiles until one is refused under R31."""
+    for _ in range(LIMIT):
+        response = in_play.play(2, "5-6", client=in_play.scorekeeper)
+        assert response.json()["code"] == "tile_not_in_hand"
+
+    stopped = in_play.play(2, "2-3", client=in_play.scorekeeper)  # even a legal one
+
+    assert stopped.status_code == 429
+    assert stopped["Content-Type"] == PROBLEM
+    assert stopped.json()["code"] == "probe_limited"
+    assert 0 < int(stopped["Retry-After"]) <= 600
+    assert in_play.play(2, "2-3", client=in_play.phone(2)).status_code == 201  # others go on
+
+
+def test_probing_by_play_then_undo_stops_at_the_limit_R31(table, limit):
+    """The probe: lead each tile for the declared leader and undo the accepted ones."""
+    table.accept(table.declare(0, ["6-6", "4-4", "0-3", "1-5", "2-4"]))
+    for _ in range(LIMIT):
+        table.accept(table.play(0, "6-6", client=table.scorekeeper))
+        assert table.undo(client=table.scorekeeper).status_code == 200
+
+    stopped = table.play(0, "6-6", client=table.scorekeeper)
+
+    assert stopped.status_code == 429
+    assert stopped.json()["code"] == "probe_limited"
+    assert table.state()["round"]["chain"] == []
+    assert TableAlert.objects.get().kind == "undos"
+
+
+def test_a_seats_own_phone_undoing_its_own_moves_is_no_probe(table, limit):
+    table.accept(table.declare(0, ["6-6", "4-4", "0-3", "1-5", "2-4"]))
+    for _ in range(LIMIT + 1):
+        table.accept(table.play(0, "6-6"))
+        assert table.undo(client=table.phone(0)).status_code == 200
+
+    assert not TableAlert.objects.exists()
+
+
+def test_probing_by_declaring_four_own_tiles_and_a_candidate_stops_at_the_limit_R31(in_play, limit):
+    """The probe: seat 2 declares four of its tiles and a candidate; a refusal says the
+    candidate is in a declared hand."""
+    for _ in range(LIMIT):
+        response = in_play.declare(2, [*SEAT_2[:4], "5-6"])
+        assert (response.status_code, response.json()["rule"]) == (400, "R31")
+
+    stopped = in_play.declare(2, SEAT_2)
+
+    assert stopped.status_code == 429
+    assert stopped.json()["code"] == "probe_limited"
+
+
+def test_a_probe_is_reported_to_the_organiser_and_the_probed_seat_only(in_play, limit):
+    for _ in range(LIMIT):
+        in_play.play(2, "5-6", client=in_play.scorekeeper)
+
+    (alert,) = in_play.events(client=in_play.organiser)["alerts"]
+
+    assert alert["kind"] == "refusals"
+    assert alert["seats"] == [1]
+    assert alert["count"] == LIMIT
+    assert alert["entered_by"].endswith("(scorekeeper)")
+    assert in_play.events(client=in_play.phone(1))["alerts"] == [alert]
+    for other in (in_play.phone(2), in_play.phone(0), in_play.scorekeeper):
+        assert in_play.events(client=other)["alerts"] == []
+
+
+def test_refusals_that_concern_no_declared_hand_are_not_counted(table, limit):
+    table.accept(table.play(0, "6-6"))
+    for _ in range(LIMIT + 2):
+        assert table.play(2, "3-6", client=table.scorekeeper).json()["code"] == "not_your_turn"
+
+    assert table.play(1, "3-6", client=table.scorekeeper).status_code == 201
+    assert not TableAlert.objects.exists()
