@@ -353,6 +353,7 @@ def game_replace(*, game_id: Any, record: Any, actor: Actor, reason: str = "") -
             )
         if parsed.rules.to_dict() != RuleSet.from_dict(game.rules).to_dict():
             raise RecordInvalid(gettext_noop("a game's rule set never changes"), rule="R40")
+        folding.check_storable(record)
         replay(parsed)
         wanted = folding.record_entries(parsed.rounds)
         return _match(slots, wanted)
@@ -453,6 +454,7 @@ def _apply_changes(
         raise EventNotAmendable()
 
     for change in changes:
+        folding.check_storable(change.payload)
         if change.op == "amend":
             index = index_of(change.position)
             if result[index].kind == Event.Kind.HAND and not may_write_hands:
@@ -472,7 +474,9 @@ def _apply_changes(
                 neighbour = result[at] if at < len(result) else (result[-1] if result else None)
                 number = neighbour.round if neighbour is not None else 1
             last = max((slot.round for slot in result), default=0)
-            if number > last + 1:  # a round is begun by its first event, one after another
+            if (
+                number < 1 or number > last + 1
+            ):  # a round is begun by its first event, one after another
                 raise RecordInvalid(
                     gettext_noop("round %(number)s has not begun: the next is %(next)s"),
                     number=number,

@@ -181,6 +181,20 @@ def fold(
     return game, effects
 
 
+def check_storable(value: Any) -> None:
+    """Raise ``record_invalid`` for text with a NUL character anywhere in ``value``: no
+    database stores it, and a voided round (R35) keeps its events as entered."""
+    if isinstance(value, str) and "\x00" in value:
+        raise RecordInvalid(gettext_noop("text may not contain NUL characters"))
+    if isinstance(value, dict):
+        for key, item in value.items():
+            check_storable(key)
+            check_storable(item)
+    elif isinstance(value, list):
+        for item in value:
+            check_storable(item)
+
+
 @dataclass(frozen=True)
 class Entry:
     """One event of a game with the round it belongs to (1-based)."""

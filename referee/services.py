@@ -225,6 +225,7 @@ def game_import(
     """
     parsed = Record.parse(record)
     replay(parsed)  # the whole record must be possible before anything is stored
+    folding.check_storable(record)
     game = game_create(
         players=players if players is not None else list(parsed.players),
         rules=parsed.rules.to_dict(),

@@ -294,10 +294,19 @@ class RatingsSerializer(serializers.Serializer):  # type: ignore[type-arg]
     results = RatingSerializer(many=True)
 
 
+class _ClubSlugField(serializers.SlugRelatedField):  # type: ignore[type-arg]
+    """A club's slug; one with a NUL character names no club (never sent to the database)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str) and "\x00" in data:
+            self.fail("does_not_exist", slug_name=self.slug_field, value=data)
+        return super().to_internal_value(data)
+
+
 class GameLeagueQuerySerializer(serializers.Serializer):  # type: ignore[type-arg]
     """``?club=<slug>&season=<id>`` on a game import: the league the game counts for."""
 
-    club = serializers.SlugRelatedField(
+    club = _ClubSlugField(
         slug_field="slug", queryset=Club.objects.all(), required=False, allow_null=True
     )
     season = serializers.PrimaryKeyRelatedField(

@@ -384,3 +384,39 @@ def test_re_seating_a_seat_that_does_not_exist_is_record_invalid_R3(table):
     response = table.organiser.put(table.url("seats/7/"), {"name": "Fajar"}, format="json")
 
     assert (response.status_code, response.json()["code"]) == (400, "record_invalid")
+
+
+@pytest.mark.parametrize(
+    ("suffix", "body"),
+    [
+        ("rounds/0/void/", {"reason": "x"}),
+        ("rounds/1/adjustments/", {"from": "\x00", "to": 0, "stones": 1, "reason": "x"}),
+        (
+            "corrections/",
+            {
+                "changes": [
+                    {
+                        "op": "insert",
+                        "kind": "substitute",
+                        "event": {"round": 1, "seat": 0, "name": "A\x00"},
+                    }
+                ]
+            },
+        ),
+    ],
+)
+def test_a_ruling_that_no_round_or_database_could_hold_is_a_400_never_a_500(table, suffix, body):
+    table.accept(table.play(0, "6-6"))
+
+    response = table.post(suffix, body, client=table.organiser)
+
+    assert (response.status_code, response.json()["code"]) == (400, "record_invalid")
+
+
+def test_a_voided_round_with_a_nul_in_a_kept_hand_is_not_imported(organiser_client, load_scenario):
+    record = copy.deepcopy(load_scenario("40_void_adjust_substitute")["record"])
+    record["rounds"][0]["hands"] = {"0": ["\x00"]}
+
+    response = organiser_client.post("/api/v1/games/import/", record, format="json")
+
+    assert (response.status_code, response.json()["code"]) == (400, "record_invalid")

@@ -150,3 +150,11 @@ def test_a_new_game_refuses_a_club_player_already_at_an_open_table_R38(
     assert refused.json()["game"] == first
     assert allowed.status_code == 201
     assert after_close.status_code == 409  # still at the table of the game just allowed
+
+
+def test_an_import_naming_a_club_with_a_nul_is_a_400_never_a_500(organiser_client, load_scenario):
+    record = load_scenario("01_plain_finish")["record"]
+
+    response = organiser_client.post(f"{API}/games/import/?club=%00x", record, format="json")
+
+    assert (response.status_code, response.json()["code"]) == (400, "invalid")
