@@ -20,8 +20,9 @@ Strategies (``STRATEGIES``):
   tiles asserted sleeping), plays every candidate move out to the end of the
   round on each deal with ``greedy`` play for every seat, and keeps the move
   that leaves it holding the fewest stones on average (R22–R25, through
-  ``scoring.core.settlement``). ``STRONG_SAMPLES`` deals a move, the same
-  deals for every candidate; a forced move costs nothing.
+  ``scoring.core.settlement``). ``STRONG_SAMPLES`` deals a move (at most
+  ``STRONG_PLAYOUTS`` playouts), the same deals for every candidate; a forced
+  move costs nothing.
 """
 
 from __future__ import annotations
@@ -40,7 +41,11 @@ from referee.engine.tiles import ALL_TILES, SEATS, TILES_PER_HAND, Tile, next_se
 from scoring.core.ledger import Ledger
 
 STRONG_SAMPLES = 40
-"""Deals the ``strong`` strategy samples for each move that is not forced."""
+"""Deals the ``strong`` strategy samples for each move that is not forced…"""
+
+STRONG_PLAYOUTS = 120
+"""…but no more than this many playouts a move in all (a lead of five tiles: 24 deals),
+which keeps a move within its time budget (R39: at most 200 ms on the bench machine)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +168,8 @@ def greedy_strategy(view: SeatView, rng: random.Random) -> Move:
 def strong_strategy(view: SeatView, rng: random.Random) -> Move:
     """Determinized Monte Carlo over the deals consistent with the view (R39 ``strong``).
 
-    For each of ``STRONG_SAMPLES`` deals of the unseen tiles, every legal move
+    For each of ``STRONG_SAMPLES`` deals of the unseen tiles (fewer when there are
+    many candidates: ``STRONG_PLAYOUTS`` playouts at most), every legal move
     is played out to the round's end with ``greedy`` play for all seats; the
     move with the fewest stones held by this seat after the round (its
     award and any CAMAT reset included, R23–R25) summed over the deals wins,
@@ -174,7 +180,7 @@ def strong_strategy(view: SeatView, rng: random.Random) -> Move:
         return moves[0]
     totals = [0] * len(moves)
     unseen = _unseen_by_seat(view)
-    for _ in range(STRONG_SAMPLES):
+    for _ in range(min(STRONG_SAMPLES, STRONG_PLAYOUTS // len(moves))):
         others = _sample_hidden(view, unseen, rng)
         if others is None:
             continue
