@@ -7,11 +7,13 @@ The environment-specific modules (local, test, production) set ``SECRET_KEY``,
 from pathlib import Path
 
 import dj_database_url
-import environ
+
+from config.settings.environment import Environment
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
-env = environ.Env()
+# Empty means unset; a malformed value is a one-line error naming the variable.
+env = Environment()
 
 
 # SQLite (``make run``, ``make demo``) with several phones writing at once: every write
@@ -31,11 +33,11 @@ def database_from_env(default: str | None = None) -> dj_database_url.DBConfig:
 
     A SQLite database gets ``SQLITE_OPTIONS`` (options given in the URL win).
     """
+    options = {"conn_max_age": env.int("CONN_MAX_AGE", default=0)}
     if default is None:
-        url = env.str("DATABASE_URL")
+        config = env.database("DATABASE_URL", **options)
     else:
-        url = env.str("DATABASE_URL", default=default)
-    config = dj_database_url.parse(url, conn_max_age=env.int("CONN_MAX_AGE", default=0))
+        config = env.database("DATABASE_URL", default=default, **options)
     if config.get("ENGINE") == "django.db.backends.sqlite3":
         config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
     return config
@@ -126,7 +128,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_THROTTLE_RATES": {"join": env.str("JOIN_THROTTLE_RATE", default="30/min")},
+    "DEFAULT_THROTTLE_RATES": {"join": env.rate("JOIN_THROTTLE_RATE", default="30/min")},
     # How many proxies stand in front of the server: a client is told apart by the
     # address the last of them saw (X-Forwarded-For), or REMOTE_ADDR with none. 0 here,
     # so a forged X-Forwarded-For cannot dodge the join throttle and lockout.
@@ -137,8 +139,8 @@ REST_FRAMEWORK = {
 # Wrong join codes from one client (DRF's throttle ident) before ``join_locked_out`` (429),
 # counted over a window of this many seconds from the first one. A club's phones often
 # share one address (NAT), so the threshold is generous; the scoped throttle stays.
-JOIN_LOCKOUT_FAILURES = env.int("JOIN_LOCKOUT_FAILURES", default=30)
-JOIN_LOCKOUT_SECONDS = env.int("JOIN_LOCKOUT_SECONDS", default=600)
+JOIN_LOCKOUT_FAILURES = env.int("JOIN_LOCKOUT_FAILURES", default=30, minimum=1)
+JOIN_LOCKOUT_SECONDS = env.int("JOIN_LOCKOUT_SECONDS", default=600, minimum=1)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Domeng referee API",
@@ -163,5 +165,5 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env.str("DJANGO_LOG_LEVEL", default="INFO")},
+    "root": {"handlers": ["console"], "level": env.log_level("DJANGO_LOG_LEVEL", default="INFO")},
 }
