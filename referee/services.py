@@ -24,7 +24,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from referee import folding
+from referee import conditional, folding
 from referee.engine import Game as EngineGame
 from referee.engine import RefereeError, RuleSet
 from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
@@ -111,10 +111,28 @@ def _is_whole_number(value: object) -> bool:
 
 @dataclass(frozen=True)
 class Precondition:
-    """The version the client saw: from ``If-Match`` (412 when stale) or a body field (409)."""
+    """The versions a write may apply at, checked under the game's lock.
 
-    version: int
+    ``version``: the one version the client saw — a body field (``expected_version``,
+    the phone form's ``version``: 409 when stale), or with ``from_header`` an
+    ``If-Match`` (412). ``conditions``: the request's ``If-Match`` (strong) and
+    ``If-None-Match`` (weak) as ``referee.conditional`` parsed them. A failed
+    header condition is 412, checked before ``version``.
+    """
+
+    version: int | None = None
     from_header: bool = False
+    conditions: conditional.Conditions | None = None
+
+    def headers_admit(self, version: int) -> bool:
+        """Whether the conditional headers let a write proceed at ``version``."""
+        if self.conditions is not None and not self.conditions.admits(version):
+            return False
+        return not (self.from_header and self.version is not None and self.version != version)
+
+    def admits(self, version: int) -> bool:
+        """Whether a write may proceed at ``version`` (headers and body alike)."""
+        return self.headers_admit(version) and self.version in (None, version)
 
 
 @dataclass(frozen=True)
@@ -520,11 +538,13 @@ def event_amend(
 
 
 @transaction.atomic
-def session_start(*, game_id: Any, actor: Actor) -> GameSession:
+def session_start(
+    *, game_id: Any, actor: Actor, precondition: Precondition | None = None
+) -> GameSession:
     """Open a new sitting of the game (R27); an open one is ended first."""
     game = _lock(game_id)
     actor.check_table_wide()
-    _check_open(game, None, actor)
+    _check_open(game, precondition, actor)
     GameSession.objects.filter(game=game, ended_at__isnull=True).update(ended_at=timezone.now())
     session = GameSession.objects.create(game=game, number=game.sessions.count() + 1)
     game.version += 1
@@ -534,14 +554,16 @@ def session_start(*, game_id: Any, actor: Actor) -> GameSession:
 
 
 @transaction.atomic
-def session_end(*, game_id: Any, actor: Actor) -> GameSession:
+def session_end(
+    *, game_id: Any, actor: Actor, precondition: Precondition | None = None
+) -> GameSession:
     """End the open sitting; stones, CAMAT and next leader wait for the next one (R27).
 
     Raises ``session_state`` (409) when no session is open.
     """
     game = _lock(game_id)
     actor.check_table_wide()
-    _check_open(game, None, actor)
+    _check_open(game, precondition, actor)
     session = GameSession.objects.filter(game=game, ended_at__isnull=True).first()
     if session is None:
         raise SessionState()
@@ -554,11 +576,13 @@ def session_end(*, game_id: Any, actor: Actor) -> GameSession:
 
 
 @transaction.atomic
-def game_close(*, game_id: Any, actor: Actor) -> Game:
+def game_close(
+    *, game_id: Any, actor: Actor, precondition: Precondition | None = None
+) -> Game:
     """Close the game: no more events; its record and result stay readable."""
     game = _lock(game_id)
     actor.check_table_wide()
-    _check_open(game, None, actor)
+    _check_open(game, precondition, actor)
     now = timezone.now()
     GameSession.objects.filter(game=game, ended_at__isnull=True).update(ended_at=now)
     game.status = Game.Status.CLOSED
@@ -593,8 +617,9 @@ def _lock(game_id: Any) -> Game:
 def _check_open(game: Game, precondition: Precondition | None, actor: Actor) -> None:
     if game.status != Game.Status.OPEN:
         raise GameClosed()
-    if precondition is not None and precondition.version != game.version:
-        error = PreconditionFailed if precondition.from_header else VersionMismatch
+    if precondition is not None and not precondition.admits(game.version):
+        stale_header = not precondition.headers_admit(game.version)
+        error = PreconditionFailed if stale_header else VersionMismatch
         raise error(state=game_state_for(game, viewer=actor.seat))
 
 

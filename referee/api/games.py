@@ -4,11 +4,12 @@ One ``APIView`` per operation; each parses the request, calls one service
 and renders its answer. Writes accept ``Idempotency-Key`` (a retried POST
 returns the first answer and never applies twice) and a version
 precondition (``If-Match: "<version>"`` → 412, or ``expected_version`` → 409).
+Conditional headers are read by ``referee.conditional`` alone (RFC 9110 §13.1:
+strong ``If-Match``, weak ``If-None-Match``, lists, ``*``; malformed → 400).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django.db.models import QuerySet
@@ -23,7 +24,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from referee import selectors, services
+from referee import conditional, selectors, services
 from referee.api import serializers as s
 from referee.api.auth import CanUseGame, IsOrganiser, actor_of, can_access, client_ident
 from referee.api.problems import PROBLEM_CONTENT_TYPE
@@ -54,11 +55,19 @@ IF_MATCH_HEADER = OpenApiParameter(
     OpenApiTypes.STR,
     OpenApiParameter.HEADER,
     required=False,
-    description='The state\'s ETag (`"<version>"`); a stale one gets 412 and the current '
-    "state, and nothing is applied.",
+    description='`*` or the state\'s ETag (`"<version>"`), or a list of entity tags; compared '
+    'strongly (RFC 9110 §13.1.1: a weak tag such as `W/"3"` never matches). A stale one gets '
+    "412 and the current state, and nothing is applied; a malformed one 400 "
+    "(`precondition_invalid`).",
 )
-_ETAG_RE = re.compile(r'^(?:W/)?"?(\d+)"?$')
-_ENTITY_TAG_RE = re.compile(r'(?:W/)?("[^"]*")')  # an entity tag of a list: its opaque-tag
+IF_NONE_MATCH_WRITE_HEADER = OpenApiParameter(
+    "If-None-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="`*` (always fails: the game exists) or entity tags compared weakly; a write "
+    "whose version one of them names gets 412.",
+)
 
 PROBLEMS = {
     (400, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
@@ -86,24 +95,22 @@ CORRECTION_RESULT = OpenApiResponse(
 )
 
 
+def _conditions(request: Request) -> conditional.Conditions | None:
+    """The request's ``If-Match``/``If-None-Match`` (400 ``precondition_invalid`` if malformed)."""
+    return conditional.conditions_of(
+        if_match=request.headers.get("If-Match"),
+        if_none_match=request.headers.get("If-None-Match"),
+    )
+
+
 def _precondition(request: Request, data: dict[str, Any]) -> services.Precondition | None:
-    header = request.headers.get("If-Match")
-    if header and header.strip() != "*":  # RFC 9110: "*" matches any current version
-        match = _ETAG_RE.match(header.strip())
-        return services.Precondition(int(match.group(1)) if match else -1, from_header=True)
-    if data.get("expected_version") is not None:
-        return services.Precondition(data["expected_version"])
-    return None
-
-
-def etag_matches_any(header: str | None, etag: str) -> bool:
-    """``If-None-Match``'s test (RFC 9110 §13.1.2): ``*``, or any entity tag of the list
-    equal to ``etag`` by weak comparison (``W/"2"`` matches ``"2"``)."""
-    if not header:
-        return False
-    if header.strip() == "*":
-        return True
-    return etag.removeprefix("W/") in _ENTITY_TAG_RE.findall(header)
+    """The versions a write to a game may apply at: its conditional headers (412) and
+    ``expected_version`` (409), checked by the service under the game's lock."""
+    conditions = _conditions(request)
+    version = data.get("expected_version")
+    if conditions is None and version is None:
+        return None
+    return services.Precondition(version, conditions=conditions)
 
 
 def _idempotency(request: Request) -> services.Idempotency | None:
@@ -125,9 +132,14 @@ def _render(outcome: services.Outcome) -> Response:
 
 
 class GameMixin(APIView):
-    """Fetch the game named in the URL and check the caller may use it (404, then 403)."""
+    """Fetch the game named in the URL and check the caller may use it (404, then 403).
+
+    Its writes evaluate ``If-Match``/``If-None-Match`` against the game's version
+    under the game's lock (``_precondition``), not in ``ConditionalRequestMiddleware``.
+    """
 
     permission_classes = [CanUseGame]
+    checks_conditions = True
 
     def get_game(self, request: Request, game_id: Any) -> Game:
         token = request.auth
@@ -286,13 +298,16 @@ class GameDetailView(GameMixin, APIView):
         description="The chain with its open ends, whose turn it is, each seat's name, tiles "
         "played and left, stones; stones on the table, the CAMAT, the round, the last events "
         "with their named outcomes and which tiles can still be played on each end. Sends an "
-        "`ETag` (the version); `If-None-Match` with it gets 304 while nothing changed.",
+        "`ETag` (the version); `If-None-Match` with it (`*`, or a list of tags compared "
+        "weakly: `W/\"3\"` names version 3) gets 304 while nothing changed; a malformed one "
+        "400 (`precondition_invalid`).",
         responses={200: STATE, 304: OpenApiResponse(description="Not modified."), **PROBLEMS},
     )
     def get(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        etag = f'"{game.version}"'
-        if etag_matches_any(request.headers.get("If-None-Match"), etag):
+        etag = conditional.etag(game.version)
+        conditions = _conditions(request)
+        if conditions is not None and conditions.not_modified(game.version):
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         body = selectors.game_state_for(game, viewer=actor_of(request).seat)
         return Response(body, headers={"ETag": etag})
@@ -330,7 +345,7 @@ class MoveView(_EventView):
         "core checks it (R5–R17, R30–R34); an illegal move gets 422 with the rule's `code` "
         "and id and changes nothing (it is logged as refused).",
         request=s.MoveSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
         responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
         examples=[
             OpenApiExample("A play", request_only=True, value={"seat": 3, "tile": "4-6"}),
@@ -360,7 +375,7 @@ class HandView(_EventView):
         "other token can read them until the round is over; from then on the referee "
         "checks that seat fully.",
         request=s.HandSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
         responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
@@ -380,7 +395,7 @@ class RevealView(_EventView):
         description="`{seat, tiles}` (checked, R33) or `{seat, pips}` (R18). Once every seat "
         "is known the round is settled (MATTIKKENG, winner, CUCUQ, stones).",
         request=s.RevealSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
         responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
@@ -397,7 +412,7 @@ class UndoView(GameMixin, APIView):
         description="The last live event is revoked (kept in the audit trail). Undoing a "
         "round's last move reopens it until the next round's first move.",
         request=s.UndoSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
         responses={200: CORRECTION_RESULT, **WRITE_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
@@ -425,7 +440,7 @@ class EventAmendView(GameMixin, APIView):
         "event is replayed through the rules; if one becomes impossible the amendment is "
         "refused (422 with that event's code) and nothing changes.",
         request=s.AmendSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
         responses={200: CORRECTION_RESULT, **WRITE_PROBLEMS},
     )
     def put(self, request: Request, game_id: Any, position: int) -> Response:
@@ -514,11 +529,14 @@ class SessionStartView(GameMixin, APIView):
         description="Start a sitting (R27); an open one is ended first. Stones, the CAMAT and "
         "the next leader carry over.",
         request=None,
+        parameters=[IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
         responses={201: OpenApiTypes.OBJECT, **WRITE_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        session = services.session_start(game_id=game.pk, actor=actor_of(request))
+        session = services.session_start(
+            game_id=game.pk, actor=actor_of(request), precondition=_precondition(request, {})
+        )
         return Response(
             {"number": session.number, "started_at": session.started_at},
             status=status.HTTP_201_CREATED,
@@ -531,11 +549,14 @@ class SessionEndView(GameMixin, APIView):
         tags=["sessions"],
         summary="End the session",
         request=None,
+        parameters=[IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
         responses={200: OpenApiTypes.OBJECT, **WRITE_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        session = services.session_end(game_id=game.pk, actor=actor_of(request))
+        session = services.session_end(
+            game_id=game.pk, actor=actor_of(request), precondition=_precondition(request, {})
+        )
         return Response(
             {
                 "number": session.number,
@@ -551,11 +572,14 @@ class GameCloseView(GameMixin, APIView):
         tags=["sessions"],
         summary="Close the game",
         request=None,
+        parameters=[IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
         responses={200: STATE, **WRITE_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        game = services.game_close(game_id=game.pk, actor=actor_of(request))
+        game = services.game_close(
+            game_id=game.pk, actor=actor_of(request), precondition=_precondition(request, {})
+        )
         return Response(selectors.game_state_for(game))
 
 

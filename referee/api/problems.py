@@ -21,7 +21,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.db import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils.functional import Promise
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
@@ -30,6 +30,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import set_rollback
 
+from referee.conditional import MAX_HEADER_LENGTH, ConditionalHeaderInvalid
 from referee.engine.errors import RefereeError
 from referee.exceptions import ServiceError
 
@@ -134,6 +135,29 @@ def database_busy_problem() -> dict[str, Any]:
     )
 
 
+def conditional_invalid_detail(error: ConditionalHeaderInvalid) -> str:
+    """The translated detail of a malformed conditional header."""
+    if error.too_long:
+        return ngettext(
+            "%(header)s is longer than %(count)s character.",
+            "%(header)s is longer than %(count)s characters.",
+            MAX_HEADER_LENGTH,
+        ) % {"header": error.header, "count": MAX_HEADER_LENGTH}
+    return gettext(
+        '%(header)s must be "*" or a list of entity tags such as "3" or W/"3", '
+        "separated by commas."
+    ) % {"header": error.header}
+
+
+def precondition_failed_detail() -> str:
+    """The translated detail of a failed precondition on a resource without an entity tag."""
+    return gettext(
+        "This resource has no entity tag that the request's precondition names: "
+        "nothing was applied."
+    )
+
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     """DRF's ``EXCEPTION_HANDLER``: turn any exception raised by an API view into a problem."""
     headers: dict[str, str] = {}
@@ -154,6 +178,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
             headers["WWW-Authenticate"] = auth_header
         if wait := getattr(exc, "wait", None):
             headers["Retry-After"] = str(int(wait))
+    elif isinstance(exc, ConditionalHeaderInvalid):
+        body = problem(400, exc.code, conditional_invalid_detail(exc))
     elif isinstance(exc, RequestDataTooBig):
         body = request_too_large_problem()
     elif isinstance(exc, RecursionError):  # JSON nested deeper than Python's recursion limit

@@ -26,10 +26,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from referee import services
+from referee import conditional, services
 from referee.api.auth import client_ident
 from referee.engine import RefereeError
 from referee.exceptions import IdempotencyKeyReused, ServiceError, VersionMismatch
+from referee.middleware import checks_conditions
 from referee.models import Game, TableToken
 from referee.services import Actor, Idempotency, Precondition, join_code_check
 from referee.web import forms
@@ -152,6 +153,7 @@ def live(request: HtmxHttpRequest) -> HttpResponse:
     return response
 
 
+@checks_conditions
 @require_POST
 def move(request: HtmxHttpRequest) -> HttpResponse:
     """One tap: a play (tile, and its end when it fits two) or PASS, for the seat to move."""
@@ -164,6 +166,7 @@ def move(request: HtmxHttpRequest) -> HttpResponse:
     return _submit(request, token, form, "move")
 
 
+@checks_conditions
 @require_POST
 def reveal(request: HtmxHttpRequest) -> HttpResponse:
     """A blocked round: one seat's remaining tiles or their pip sum (R18, R33)."""
@@ -178,6 +181,7 @@ def reveal(request: HtmxHttpRequest) -> HttpResponse:
     return _submit(request, token, form, "reveal")
 
 
+@checks_conditions
 @require_POST
 def undo(request: HtmxHttpRequest) -> HttpResponse:
     """Undo the game's last event (after the page asked for confirmation)."""
@@ -192,7 +196,7 @@ def undo(request: HtmxHttpRequest) -> HttpResponse:
         outcome = services.event_undo(
             game_id=token.game_id,
             actor=Actor(token=token),
-            precondition=Precondition(data["version"]),
+            precondition=_precondition(request, data),
             idempotency=_idempotency(request, data, {}),
             reason="undo on the table page",
         )
@@ -212,7 +216,7 @@ def _submit(
             kind=kind,
             payload=payload,
             actor=Actor(token=token),
-            precondition=Precondition(data["version"]),
+            precondition=_precondition(request, data),
             idempotency=_idempotency(request, data, {"kind": kind, "payload": payload}),
         )
     except (RefereeError, ServiceError) as error:
@@ -274,6 +278,17 @@ def _client(request: HtmxHttpRequest) -> str:
 def _spaced(code: str) -> str:
     """``K7QH2MXP9R`` → ``K7QH-2MXP-9R``: easier to read aloud."""
     return "-".join(code[i : i + 4] for i in range(0, len(code), 4))
+
+
+def _precondition(request: HtmxHttpRequest, data: dict[str, Any]) -> Precondition:
+    """The version the page showed (its form's ``version``: 409 when stale) and any
+    ``If-Match``/``If-None-Match`` the request carries (412), read by the API's parser;
+    ``ConditionalRequestMiddleware`` has already answered a malformed one with 400."""
+    conditions = conditional.conditions_of(
+        if_match=request.headers.get("If-Match"),
+        if_none_match=request.headers.get("If-None-Match"),
+    )
+    return Precondition(data["version"], conditions=conditions)
 
 
 def _idempotency(
