@@ -1,4 +1,6 @@
-"""Conditional requests on every route (RFC 9110 §13.1), the API's and the phone form's alike.
+"""Middleware of the whole site: language tags (below) and conditional requests.
+
+Conditional requests on every route (RFC 9110 §13.1), the API's and the phone form's alike.
 
 Every request's ``If-Match`` and ``If-None-Match`` are read by the one parser,
 ``referee.conditional``: a malformed or over-long one is a 400
@@ -73,3 +75,39 @@ def _refusal(request: HttpRequest, status: int, code: str, detail: str) -> HttpR
     if request.path_info.startswith("/api/"):
         return problem_response(problem(status, code, detail))
     return HttpResponse(detail, status=status, content_type="text/plain; charset=utf-8")
+
+
+# ISO 639 codes withdrawn in 1989 that Java's ``Locale`` (and so older Android WebViews)
+# still sends: ``in-ID`` is Indonesian. Django's negotiation does not know them.
+LEGACY_LANGUAGE_CODES = {"in": "id", "iw": "he", "ji": "yi", "jw": "jv", "mo": "ro"}
+
+
+def modern_accept_language(header: str) -> str:
+    """``Accept-Language`` with each legacy primary subtag replaced by today's code and
+    Java's ``_`` separators by ``-`` (``in_ID;q=0.9`` → ``id-ID;q=0.9``); the rest as sent."""
+    items = []
+    for item in header.split(","):
+        tag, semicolon, params = item.partition(";")
+        parts = tag.strip().replace("_", "-").split("-")
+        parts[0] = LEGACY_LANGUAGE_CODES.get(parts[0].lower(), parts[0])
+        items.append("-".join(parts) + semicolon + params)
+    return ",".join(items)
+
+
+class LegacyLanguageMiddleware:
+    """Before Django's ``LocaleMiddleware``: let legacy and Java-style tags negotiate.
+
+    Regional variants (``pl-PL``, ``fr-CA``, ``fr-BE``, ``id-ID``) already fall
+    back to their language in Django's negotiation; this adds the legacy codes
+    (``in-ID`` → Indonesian), so pages, API problems and ``Content-Language``
+    all speak the language the phone asked for.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        header = request.META.get("HTTP_ACCEPT_LANGUAGE")
+        if header:
+            request.META["HTTP_ACCEPT_LANGUAGE"] = modern_accept_language(header)
+        return self.get_response(request)

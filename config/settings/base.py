@@ -63,6 +63,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "referee.middleware.LegacyLanguageMiddleware",  # in-ID → id-ID, before negotiation
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     # If-Match / If-None-Match on every route: one parser, 400 when malformed (RFC 9110 §13.1).
