@@ -28,7 +28,8 @@ from referee import conditional, folding
 from referee.engine import Game as EngineGame
 from referee.engine import RefereeError, RuleSet
 from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
-from referee.engine.records import Record, export_record, replay
+from referee.engine.records import RECORD_FORMAT, Record, export_record, replay
+from referee.engine.tiles import SEATS
 from referee.exceptions import (
     EventNotAmendable,
     GameClosed,
@@ -179,6 +180,9 @@ def game_create(
     does not allow, and the league's errors (``player_not_in_club``,
     ``season_archived`` …).
     """
+    if not isinstance(players, list) or len(players) != SEATS:
+        # Not five seats: the rules core says so (record_invalid, R3), as for an import.
+        Record.parse({"format": RECORD_FORMAT, "players": players, "rounds": []})
     league_seats = league.game_league_resolve(
         players=players, club=club, season=season, created_by=created_by
     )

@@ -14,8 +14,6 @@ from typing import Any
 
 from referee.engine.errors import (
     RecordInvalid,
-    RefereeError,
-    RevealMissing,
     gettext_noop,
 )
 from referee.engine.game import Game, GameRound
@@ -75,16 +73,7 @@ def replay(record: Record) -> Game:
     """Replay a checked record's rounds into a ``Game``; raises the first ``RefereeError``."""
     game = Game(record.rules)
     for data in record.rounds:
-        try:
-            game_round = game.begin_round()
-        except RefereeError as error:
-            previous = game.rounds[-1].round
-            if previous.is_over():
-                raise RevealMissing(
-                    gettext_noop("round %(previous)s is blocked and still waits for reveals"),
-                    previous=previous.number,
-                ).at(round=previous.number) from None
-            raise error
+        game_round = game.begin_round()  # reveal_missing (R18) after a blocked round unrevealed
         _replay_round(game, game_round, data)
     return game
 
