@@ -27,7 +27,7 @@ from django.utils.translation import gettext
 from referee import conditional, folding
 from referee.engine import Game as EngineGame
 from referee.engine import RefereeError, RuleSet
-from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
+from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop, ngettext_noop
 from referee.engine.records import RECORD_FORMAT, Record, export_record, replay
 from referee.engine.tiles import SEATS
 from referee.exceptions import (
@@ -268,7 +268,11 @@ def _check_name_lengths(players: tuple[str, ...]) -> None:
     for seat, name in enumerate(players):
         if len(name.strip()) > PLAYER_NAME_MAX_LENGTH:
             raise RecordInvalid(
-                gettext_noop("seat %(seat)s's name is longer than %(max)s characters"),
+                ngettext_noop(
+                    "seat %(seat)s's name is longer than %(max)s character",
+                    "seat %(seat)s's name is longer than %(max)s characters",
+                    number="max",
+                ),
                 rule="R3",
                 seat=seat,
                 max=PLAYER_NAME_MAX_LENGTH,
@@ -378,7 +382,7 @@ def event_submit(
             )
             effect = folding.apply_event(engine, kind, payload)
         except RefereeError as error:
-            refused = error
+            refused = error.with_names(game.players)
             RefusedEvent.objects.create(
                 game=game,
                 kind=kind,
@@ -502,7 +506,7 @@ def event_amend(
             _, effects = folding.fold(RuleSet.from_dict(game.rules), pairs)
             _check_rounds_kept(live, effects)
         except RefereeError as error:
-            refused = error
+            refused = error.with_names(game.players)
             RefusedEvent.objects.create(
                 game=game,
                 kind=target.kind,

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
+from django.utils.translation import ngettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
@@ -42,6 +43,7 @@ from scoring import selectors as league_selectors
 from scoring.api.examples import SEATS_EXAMPLE
 from scoring.api.serializers import GameLeagueQuerySerializer
 
+IDEMPOTENCY_KEY_MAX_LENGTH = 255
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key",
     OpenApiTypes.STR,
@@ -117,8 +119,10 @@ def _idempotency(request: Request) -> services.Idempotency | None:
     key = request.headers.get("Idempotency-Key")
     if not key:
         return None
-    if len(key) > 255:
-        raise serializers.ValidationError({"Idempotency-Key": ["At most 255 characters."]})
+    if len(key) > IDEMPOTENCY_KEY_MAX_LENGTH:
+        limit = IDEMPOTENCY_KEY_MAX_LENGTH
+        message = ngettext("At most %(count)s character.", "At most %(count)s characters.", limit)
+        raise serializers.ValidationError({"Idempotency-Key": [message % {"count": limit}]})
     # Who sent it is part of the request: a stored answer holds the sender's view of the
     # state (e.g. its own declared hand, R31), never replayed to another token or user.
     body = {"by": actor_of(request).label, "body": request.data}

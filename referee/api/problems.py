@@ -76,12 +76,15 @@ def problem(
     }
 
 
+def referee_message(err: RefereeError) -> str:
+    """The rules core's message in the active language: its template through gettext, or
+    ngettext for a plural-aware one (R-numbers, tiles and players' names as the core gave)."""
+    return err.render(gettext, ngettext)
+
+
 def referee_problem(err: RefereeError) -> dict[str, Any]:
     """The problem for a referee error: 400 if malformed, else 422; ``detail`` translated."""
-    detail = gettext(err.template)
-    if err.params:
-        detail %= err.params
-    body = err.to_dict(detail=detail)
+    body = err.to_dict(detail=referee_message(err))
     if err.malformed:
         return problem(400, title=str(MALFORMED_RECORD_TITLE), **body)
     return problem(422, **body)

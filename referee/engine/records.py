@@ -12,10 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from referee.engine.errors import (
-    RecordInvalid,
-    gettext_noop,
-)
+from referee.engine.errors import RecordInvalid, RefereeError, gettext_noop
 from referee.engine.game import Game, GameRound
 from referee.engine.rules import RuleSet
 from referee.engine.tiles import SEATS
@@ -72,9 +69,12 @@ class Record:
 def replay(record: Record) -> Game:
     """Replay a checked record's rounds into a ``Game``; raises the first ``RefereeError``."""
     game = Game(record.rules)
-    for data in record.rounds:
-        game_round = game.begin_round()  # reveal_missing (R18) after a blocked round unrevealed
-        _replay_round(game, game_round, data)
+    try:
+        for data in record.rounds:
+            game_round = game.begin_round()  # reveal_missing (R18) after an unrevealed block
+            _replay_round(game, game_round, data)
+    except RefereeError as error:
+        raise error.with_names(record.players) from None
     return game
 
 

@@ -28,6 +28,7 @@ from django_htmx.middleware import HtmxDetails
 
 from referee import conditional, services
 from referee.api.auth import client_ident
+from referee.api.problems import referee_message
 from referee.engine import RefereeError
 from referee.exceptions import IdempotencyKeyReused, ServiceError, VersionMismatch
 from referee.middleware import checks_conditions
@@ -241,7 +242,7 @@ def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
         try:
             game = services.game_create(players=form.players(), created_by=user)
         except RefereeError as error:
-            form.add_error(None, _referee_message(error))
+            form.add_error(None, referee_message(error))
         else:
             return redirect("web:organiser-game", game_id=game.pk)
     games = Game.objects.filter(created_by=user).prefetch_related("seats")[:50]
@@ -346,17 +347,11 @@ def _gone(request: HtmxHttpRequest) -> HttpResponse:
     return redirect("web:home")
 
 
-def _referee_message(error: RefereeError) -> str:
-    """The rules core's message in the active language (its template is marked for gettext)."""
-    message = gettext(error.template)
-    return message % error.params if error.params else message
-
-
 def _refusal(error: RefereeError | ServiceError) -> tuple[dict[str, Any], int]:
     if isinstance(error, RefereeError):
         flash = {
             "level": "error",
-            "text": _referee_message(error),
+            "text": referee_message(error),
             "code": error.code,
             "rule": error.rule,
         }
