@@ -75,9 +75,7 @@ class EntityTags:
 
     def strong_versions(self) -> frozenset[int]:
         """The versions named by strong tags (If-Match's strong comparison)."""
-        return frozenset(
-            v for t in self.tags if not t.weak and (v := t.version()) is not None
-        )
+        return frozenset(v for t in self.tags if not t.weak and (v := t.version()) is not None)
 
     def weak_versions(self) -> frozenset[int]:
         """The versions named by any tag, weak or strong (If-None-Match's weak comparison)."""

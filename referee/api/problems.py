@@ -147,8 +147,7 @@ def conditional_invalid_detail(error: ConditionalHeaderInvalid) -> str:
             MAX_HEADER_LENGTH,
         ) % {"header": error.header, "count": MAX_HEADER_LENGTH}
     return gettext(
-        '%(header)s must be "*" or a list of entity tags such as "3" or W/"3", '
-        "separated by commas."
+        '%(header)s must be "*" or a list of entity tags such as "3" or W/"3", separated by commas.'
     ) % {"header": error.header}
 
 
@@ -158,7 +157,6 @@ def precondition_failed_detail() -> str:
         "This resource has no entity tag that the request's precondition names: "
         "nothing was applied."
     )
-
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
