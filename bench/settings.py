@@ -18,17 +18,15 @@ from config.settings.production import DATABASES, INSTALLED_APPS, env
 INSTALLED_APPS = [*INSTALLED_APPS, "bench.baseline"]
 ROOT_URLCONF = "bench.urls"
 
-BENCH_DB_CONNECTIONS = env.str("BENCH_DB_CONNECTIONS", default="pool")
+BENCH_DB_CONNECTIONS = env.choice("BENCH_DB_CONNECTIONS", ("pool", "persistent"), default="pool")
 if BENCH_DB_CONNECTIONS == "pool":
-    size = env.int("BENCH_POOL_SIZE", default=4)
+    size = env.int("BENCH_POOL_SIZE", default=4, minimum=1)
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # Django refuses a pool with persistent connections
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": size,
         "max_size": size,
         "timeout": 30,
     }
-elif BENCH_DB_CONNECTIONS == "persistent":
+else:  # persistent
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=600)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-else:
-    raise ValueError(f"BENCH_DB_CONNECTIONS is pool or persistent, not {BENCH_DB_CONNECTIONS!r}")

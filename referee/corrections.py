@@ -402,7 +402,7 @@ def _correct(
         try:
             engine = _judge(game, after)
         except RefereeError as error:
-            refused = error
+            refused = error.with_names(game.players)
             changes = _audit(before, after)
             single = changes[0] if len(changes) == 1 and "payload" in changes[0] else None
             # One event changed: the refused event itself; else the whole correction.

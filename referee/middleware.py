@@ -1,14 +1,121 @@
-"""Text that crosses the edge in a URL or a header, checked before any view sees it."""
+"""Middleware of the whole site: text at the edge, language tags and conditional requests.
+
+Text that crosses the edge in a URL or a header is checked before any view sees it
+(``EdgeTextMiddleware``).
+
+Conditional requests on every route (RFC 9110 §13.1), the API's and the phone form's alike.
+
+Every request's ``If-Match`` and ``If-None-Match`` are read by the one parser,
+``referee.conditional``: a malformed or over-long one is a 400
+(``precondition_invalid``; a problem under ``/api/``). A view that knows its
+resource's version (a game's writes: the API's ``GameMixin`` views and the phone
+form's taps, marked ``checks_conditions``) evaluates them under the game's lock.
+On every other write the resource has no entity tag, so ``If-Match: *`` holds and
+a list of tags does not, ``If-None-Match: *`` fails and a list holds; a failed
+condition is a 412 (``precondition_failed``) and the view never runs.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.utils.translation import gettext
 
+from referee import conditional
 from referee.api.parsers import text_fault
-from referee.api.problems import problem, problem_response
+from referee.api.problems import (
+    conditional_invalid_detail,
+    precondition_failed_detail,
+    problem,
+    problem_response,
+)
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+
+
+def checks_conditions(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Mark a function view that evaluates ``If-Match``/``If-None-Match`` itself."""
+    view.checks_conditions = True  # type: ignore[attr-defined]
+    return view
+
+
+class ConditionalRequestMiddleware:
+    """Parse the conditional headers of every request; evaluate them where no view does."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(
+        self,
+        request: HttpRequest,
+        view_func: Callable[..., HttpResponse],
+        view_args: Any,
+        view_kwargs: Any,
+    ) -> HttpResponse | None:
+        try:
+            conditions = conditional.conditions_of(
+                if_match=request.headers.get("If-Match"),
+                if_none_match=request.headers.get("If-None-Match"),
+            )
+        except conditional.ConditionalHeaderInvalid as error:
+            return _refusal(request, 400, error.code, conditional_invalid_detail(error))
+        if conditions is None or request.method in SAFE_METHODS:
+            return None
+        view_class = getattr(view_func, "cls", None) or getattr(view_func, "view_class", None)
+        if getattr(view_func, "checks_conditions", False) or getattr(
+            view_class, "checks_conditions", False
+        ):
+            return None
+        if conditions.admits(None):
+            return None
+        return _refusal(request, 412, "precondition_failed", precondition_failed_detail())
+
+
+def _refusal(request: HttpRequest, status: int, code: str, detail: str) -> HttpResponse:
+    if request.path_info.startswith("/api/"):
+        return problem_response(problem(status, code, detail))
+    return HttpResponse(detail, status=status, content_type="text/plain; charset=utf-8")
+
+
+# ISO 639 codes withdrawn in 1989 that Java's ``Locale`` (and so older Android WebViews)
+# still sends: ``in-ID`` is Indonesian. Django's negotiation does not know them.
+LEGACY_LANGUAGE_CODES = {"in": "id", "iw": "he", "ji": "yi", "jw": "jv", "mo": "ro"}
+
+
+def modern_accept_language(header: str) -> str:
+    """``Accept-Language`` with each legacy primary subtag replaced by today's code and
+    Java's ``_`` separators by ``-`` (``in_ID;q=0.9`` → ``id-ID;q=0.9``); the rest as sent."""
+    items = []
+    for item in header.split(","):
+        tag, semicolon, params = item.partition(";")
+        parts = tag.strip().replace("_", "-").split("-")
+        parts[0] = LEGACY_LANGUAGE_CODES.get(parts[0].lower(), parts[0])
+        items.append("-".join(parts) + semicolon + params)
+    return ",".join(items)
+
+
+class LegacyLanguageMiddleware:
+    """Before Django's ``LocaleMiddleware``: let legacy and Java-style tags negotiate.
+
+    Regional variants (``pl-PL``, ``fr-CA``, ``fr-BE``, ``id-ID``) already fall
+    back to their language in Django's negotiation; this adds the legacy codes
+    (``in-ID`` → Indonesian), so pages, API problems and ``Content-Language``
+    all speak the language the phone asked for.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        header = request.META.get("HTTP_ACCEPT_LANGUAGE")
+        if header:
+            request.META["HTTP_ACCEPT_LANGUAGE"] = modern_accept_language(header)
+        return self.get_response(request)
 
 
 class EdgeTextMiddleware:

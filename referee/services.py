@@ -24,11 +24,12 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from referee import folding, lockouts
+from referee import conditional, folding, lockouts
 from referee.engine import Game as EngineGame
 from referee.engine import RefereeError, RuleSet
-from referee.engine.errors import RecordInvalid, gettext_noop
-from referee.engine.records import Record, export_record, replay
+from referee.engine.errors import RecordInvalid, ngettext_noop
+from referee.engine.records import RECORD_FORMAT, Record, export_record, replay
+from referee.engine.tiles import SEATS
 from referee.exceptions import (
     GameClosed,
     IdempotencyKeyReused,
@@ -124,10 +125,28 @@ def _is_whole_number(value: object) -> bool:
 
 @dataclass(frozen=True)
 class Precondition:
-    """The version the client saw: from ``If-Match`` (412 when stale) or a body field (409)."""
+    """The versions a write may apply at, checked under the game's lock.
 
-    version: int
+    ``version``: the one version the client saw — a body field (``expected_version``,
+    the phone form's ``version``: 409 when stale), or with ``from_header`` an
+    ``If-Match`` (412). ``conditions``: the request's ``If-Match`` (strong) and
+    ``If-None-Match`` (weak) as ``referee.conditional`` parsed them. A failed
+    header condition is 412, checked before ``version``.
+    """
+
+    version: int | None = None
     from_header: bool = False
+    conditions: conditional.Conditions | None = None
+
+    def headers_admit(self, version: int) -> bool:
+        """Whether the conditional headers let a write proceed at ``version``."""
+        if self.conditions is not None and not self.conditions.admits(version):
+            return False
+        return not (self.from_header and self.version is not None and self.version != version)
+
+    def admits(self, version: int) -> bool:
+        """Whether a write may proceed at ``version`` (headers and body alike)."""
+        return self.headers_admit(version) and self.version in (None, version)
 
 
 @dataclass(frozen=True)
@@ -177,6 +196,9 @@ def game_create(
     organiser), a club player sitting in another open game is
     ``player_seated_elsewhere`` (409, R38).
     """
+    if not isinstance(players, list) or len(players) != SEATS:
+        # Not five seats: the rules core says so (record_invalid, R3), as for an import.
+        Record.parse({"format": RECORD_FORMAT, "players": players, "rounds": []})
     league_seats = league.game_league_resolve(
         players=players, club=club, season=season, created_by=created_by
     )
@@ -269,7 +291,11 @@ def _check_name_lengths(players: tuple[str, ...]) -> None:
     for seat, name in enumerate(players):
         if len(name.strip()) > PLAYER_NAME_MAX_LENGTH:
             raise RecordInvalid(
-                gettext_noop("seat %(seat)s's name is longer than %(max)s characters"),
+                ngettext_noop(
+                    "seat %(seat)s's name is longer than %(max)s character",
+                    "seat %(seat)s's name is longer than %(max)s characters",
+                    number="max",
+                ),
                 rule="R3",
                 seat=seat,
                 max=PLAYER_NAME_MAX_LENGTH,
@@ -487,7 +513,7 @@ def event_submit(
             )
             effect = folding.apply_event(engine, kind, payload)
         except RefereeError as error:
-            refused = error
+            refused = error.with_names(game.players)
             _refusal_log(game, kind, payload, error, actor)
             if error.rule == "R31":
                 _count_probe(
@@ -627,11 +653,13 @@ def event_amend(
 
 
 @transaction.atomic
-def session_start(*, game_id: Any, actor: Actor) -> GameSession:
+def session_start(
+    *, game_id: Any, actor: Actor, precondition: Precondition | None = None
+) -> GameSession:
     """Open a new sitting of the game (R27); an open one is ended first."""
     game = _lock(game_id)
     actor.check_table_wide()
-    _check_open(game, None, actor)
+    _check_open(game, precondition, actor)
     GameSession.objects.filter(game=game, ended_at__isnull=True).update(ended_at=timezone.now())
     session = GameSession.objects.create(game=game, number=game.sessions.count() + 1)
     game.version += 1
@@ -641,14 +669,16 @@ def session_start(*, game_id: Any, actor: Actor) -> GameSession:
 
 
 @transaction.atomic
-def session_end(*, game_id: Any, actor: Actor) -> GameSession:
+def session_end(
+    *, game_id: Any, actor: Actor, precondition: Precondition | None = None
+) -> GameSession:
     """End the open sitting; stones, CAMAT and next leader wait for the next one (R27).
 
     Raises ``session_state`` (409) when no session is open.
     """
     game = _lock(game_id)
     actor.check_table_wide()
-    _check_open(game, None, actor)
+    _check_open(game, precondition, actor)
     session = GameSession.objects.filter(game=game, ended_at__isnull=True).first()
     if session is None:
         raise SessionState()
@@ -669,8 +699,9 @@ def game_close(*, game_id: Any, actor: Actor, precondition: Precondition | None 
     ``If-Match``, ``precondition_failed`` (412) for a stale one, ``game_closed`` (409).
     """
     _check_organiser(actor)
-    if precondition is None or not precondition.from_header:
-        raise PreconditionRequired()
+    conditions = precondition.conditions if precondition is not None else None
+    if conditions is None or conditions.if_match is None:
+        raise PreconditionRequired()  # the version they saw, as If-Match
     game = _lock(game_id)
     _check_open(game, precondition, actor)
     now = timezone.now()
@@ -745,9 +776,11 @@ def _lock(game_id: Any) -> Game:
 def _check_open(game: Game, precondition: Precondition | None, actor: Actor) -> None:
     if game.status != Game.Status.OPEN:
         raise GameClosed()
-    if precondition is not None and precondition.version != game.version:
-        error = PreconditionFailed if precondition.from_header else VersionMismatch
+    if precondition is not None and not precondition.admits(game.version):
+        stale_header = not precondition.headers_admit(game.version)
+        error = PreconditionFailed if stale_header else VersionMismatch
         raise error(state=game_state_for(game, viewer=actor.seat, viewer_label=actor.label))
+
 
 
 def _open_session(game: Game) -> tuple[int, int]:

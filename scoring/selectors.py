@@ -9,7 +9,7 @@ few rows that close a CAMAT cycle.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -27,9 +27,9 @@ from django.db.models import (
     Sum,
 )
 from django.db.models.functions import Cast, Coalesce, Round
-from openskill.models import PlackettLuce
 
 from referee.models import Game
+from scoring import ratings as ratings_core
 from scoring.models import Club, Membership, Player, Season, SeatRound
 
 UserLike = AbstractBaseUser | AnonymousUser | None
@@ -318,7 +318,8 @@ def head_to_head(*, rows: QuerySet[SeatRound], a: Player, b: Player) -> HeadToHe
 
 @dataclass(frozen=True)
 class Rating:
-    """A player's OpenSkill (Plackett–Luce) rating: ``mu``, ``sigma`` and ``ordinal`` (μ − 3σ)."""
+    """A player's OpenSkill rating (``scoring.ratings``): ``mu``, ``sigma``, ``ordinal``
+    (μ − 3σ) and ``rank`` (1-based; equal ordinals share a rank: 1, 2, 2, 4)."""
 
     player: int
     display_name: str
@@ -327,6 +328,7 @@ class Rating:
     ordinal: float
     cycles: int
     last_played_at: datetime | None
+    rank: int = 0
 
 
 @dataclass(frozen=True)
@@ -337,20 +339,19 @@ class Ratings:
     ratings: list[Rating]
 
 
-def club_ratings(
-    *, club: Club, season: Season | None = None, model: PlackettLuce | None = None
-) -> Ratings:
+def club_ratings(*, club: Club, season: Season | None = None, model: Any = None) -> Ratings:
     """Ratings folded from the club's completed CAMAT cycles in the order they ended.
 
     Each cycle — from every stone on the table (R22, R25) to an election
     (R24) — is one five-seat free-for-all: the CAMAT first, the others by the
     stones they held when it ended (before the reset), fewer is better, equal
-    stones a tie. Guest seats take part with a fresh default rating each
-    time and are not kept. Recomputed on every call from ``SeatRound``, so a
-    correction flows through; two queries, then one ``rate`` per cycle.
-    Best first (highest ordinal).
+    stones a tie (``scoring.ratings``: Bradley–Terry, full pairing). Guest
+    seats take part with a fresh default rating each time and are not kept.
+    Recomputed on every call from ``SeatRound``, so a correction flows
+    through; two queries, then one ``rate`` per cycle. Best first (highest
+    ordinal); equal ordinals share a rank and are listed by name.
     """
-    model = model or PlackettLuce()
+    model = model or ratings_core.rating_model()
     ends = SeatRound.objects.filter(club=club, cycle_ended=True)
     if season is not None:
         ends = ends.filter(season=season)
@@ -363,16 +364,10 @@ def club_ratings(
     played = 0
     for table in _tables(rows):
         played += 1
-        teams = []
-        ranks = []
-        for _, _, player, camat, held, _ in table:
-            rating = model.rating() if player is None else ratings.get(player) or model.rating()
-            teams.append([rating])
-            ranks.append(0 if camat else 1 + held)
-        rated = model.rate(teams, ranks=ranks)
-        for (_, _, player, _, _, played_at), [rating] in zip(table, rated, strict=True):
+        seats = [ratings_core.CycleSeat(row[2], row[3], row[4]) for row in table]
+        ratings_core.rate_cycle(model, ratings, seats)
+        for _, _, player, _, _, played_at in table:
             if player is not None:
-                ratings[player] = rating
                 cycles[player] = cycles.get(player, 0) + 1
                 last[player] = played_at
     names = dict(Player.objects.filter(pk__in=ratings).values_list("pk", "display_name"))
@@ -389,7 +384,8 @@ def club_ratings(
         for player, rating in ratings.items()
     ]
     result.sort(key=lambda r: (-r.ordinal, r.display_name, r.player))
-    return Ratings(played, result)
+    ranks = ratings_core.competition_ranks(r.ordinal for r in result)
+    return Ratings(played, [replace(r, rank=k) for r, k in zip(result, ranks, strict=True)])
 
 
 def _tables(rows: Iterable[tuple[Any, ...]]) -> Iterable[list[tuple[Any, ...]]]:

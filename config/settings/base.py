@@ -8,11 +8,13 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
-import environ
+
+from config.settings.environment import Environment
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
-env = environ.Env()
+# Empty means unset; a malformed value is a one-line error naming the variable.
+env = Environment()
 
 
 # SQLite (``make run``, ``make demo``) with several phones writing at once: every write
@@ -32,11 +34,11 @@ def database_from_env(default: str | None = None) -> dj_database_url.DBConfig:
 
     A SQLite database gets ``SQLITE_OPTIONS`` (options given in the URL win).
     """
+    options = {"conn_max_age": env.int("CONN_MAX_AGE", default=0)}
     if default is None:
-        url = env.str("DATABASE_URL")
+        config = env.database("DATABASE_URL", **options)
     else:
-        url = env.str("DATABASE_URL", default=default)
-    config = dj_database_url.parse(url, conn_max_age=env.int("CONN_MAX_AGE", default=0))
+        config = env.database("DATABASE_URL", default=default, **options)
     if config.get("ENGINE") == "django.db.backends.sqlite3":
         config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
     return config
@@ -63,9 +65,12 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "referee.middleware.LegacyLanguageMiddleware",  # in-ID → id-ID, before negotiation
     "django.middleware.locale.LocaleMiddleware",
     "referee.middleware.EdgeTextMiddleware",  # NUL and the like in URLs and headers: 400
     "django.middleware.common.CommonMiddleware",
+    # If-Match / If-None-Match on every route: one parser, 400 when malformed (RFC 9110 §13.1).
+    "referee.middleware.ConditionalRequestMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -141,7 +146,7 @@ REST_FRAMEWORK = {
     # Throttles count in ``CACHES["default"]`` (the database): shared by every worker and
     # kept across restarts. Only the public, stateless scoring endpoint is rate-limited;
     # joining counts wrong codes only (``referee.lockouts``).
-    "DEFAULT_THROTTLE_RATES": {"score": env.str("SCORE_THROTTLE_RATE", default="60/min")},
+    "DEFAULT_THROTTLE_RATES": {"score": env.rate("SCORE_THROTTLE_RATE", default="60/min")},
     # How many proxies stand in front of the server: a client is told apart by the
     # address the last of them saw (X-Forwarded-For), or REMOTE_ADDR with none. 0 unless
     # configured (in every environment), so a forged X-Forwarded-For cannot dodge a
@@ -166,9 +171,9 @@ CACHES = {
 # (NAT), so one phone's typos lock out that phone only; an address as a whole is locked
 # after JOIN_LOCKOUT_ADDRESS_FAILURES (a client that drops its cookie). An organiser lifts a
 # lockout (``POST /api/v1/join/lockouts/lift/``).
-JOIN_LOCKOUT_FAILURES = env.int("JOIN_LOCKOUT_FAILURES", default=30)
-JOIN_LOCKOUT_ADDRESS_FAILURES = env.int("JOIN_LOCKOUT_ADDRESS_FAILURES", default=300)
-JOIN_LOCKOUT_SECONDS = env.int("JOIN_LOCKOUT_SECONDS", default=600)
+JOIN_LOCKOUT_FAILURES = env.int("JOIN_LOCKOUT_FAILURES", default=30, minimum=1)
+JOIN_LOCKOUT_ADDRESS_FAILURES = env.int("JOIN_LOCKOUT_ADDRESS_FAILURES", default=300, minimum=1)
+JOIN_LOCKOUT_SECONDS = env.int("JOIN_LOCKOUT_SECONDS", default=600, minimum=1)
 
 # Probing a declared hand (R31): refusals under R31 and undos of another seat's moves while
 # that seat's hand is declared, per table token, before ``probe_limited`` (429).
@@ -214,5 +219,5 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env.str("DJANGO_LOG_LEVEL", default="INFO")},
+    "root": {"handlers": ["console"], "level": env.log_level("DJANGO_LOG_LEVEL", default="INFO")},
 }

@@ -4,16 +4,18 @@ One ``APIView`` per operation; each parses the request, calls one service
 and renders its answer. Writes accept ``Idempotency-Key`` (a retried POST
 returns the first answer and never applies twice) and a version
 precondition (``If-Match: "<version>"`` → 412, or ``expected_version`` → 409).
+Conditional headers are read by ``referee.conditional`` alone (RFC 9110 §13.1:
+strong ``If-Match``, weak ``If-None-Match``, lists, ``*``; malformed → 400).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django.db.models import QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils.translation import ngettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
@@ -23,7 +25,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from referee import corrections, selectors, services
+from referee import conditional, corrections, selectors, services
 from referee.api import serializers as s
 from referee.api.auth import (
     CanUseGame,
@@ -52,6 +54,7 @@ from scoring import selectors as league_selectors
 from scoring.api.examples import SEATS_EXAMPLE
 from scoring.api.serializers import GameLeagueQuerySerializer
 
+IDEMPOTENCY_KEY_MAX_LENGTH = 255
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key",
     OpenApiTypes.STR,
@@ -65,11 +68,19 @@ IF_MATCH_HEADER = OpenApiParameter(
     OpenApiTypes.STR,
     OpenApiParameter.HEADER,
     required=False,
-    description='The state\'s ETag (`"<version>"`); a stale one gets 412 and the current '
-    "state, and nothing is applied.",
+    description='`*` or the state\'s ETag (`"<version>"`), or a list of entity tags; compared '
+    'strongly (RFC 9110 §13.1.1: a weak tag such as `W/"3"` never matches). A stale one gets '
+    "412 and the current state, and nothing is applied; a malformed one 400 "
+    "(`precondition_invalid`).",
 )
-_ETAG_RE = re.compile(r'^(?:W/)?"?(\d+)"?$')
-_ENTITY_TAG_RE = re.compile(r'(?:W/)?("[^"]*")')  # an entity tag of a list: its opaque-tag
+IF_NONE_MATCH_WRITE_HEADER = OpenApiParameter(
+    "If-None-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="`*` (always fails: the game exists) or entity tags compared weakly; a write "
+    "whose version one of them names gets 412.",
+)
 
 PROBLEMS = {
     (400, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
@@ -154,32 +165,32 @@ ORGANISER_ONLY = (
 )
 
 
+def _conditions(request: Request) -> conditional.Conditions | None:
+    """The request's ``If-Match``/``If-None-Match`` (400 ``precondition_invalid`` if malformed)."""
+    return conditional.conditions_of(
+        if_match=request.headers.get("If-Match"),
+        if_none_match=request.headers.get("If-None-Match"),
+    )
+
+
 def _precondition(request: Request, data: dict[str, Any]) -> services.Precondition | None:
-    header = request.headers.get("If-Match")
-    if header and header.strip() != "*":  # RFC 9110: "*" matches any current version
-        match = _ETAG_RE.match(header.strip())
-        return services.Precondition(int(match.group(1)) if match else -1, from_header=True)
-    if data.get("expected_version") is not None:
-        return services.Precondition(data["expected_version"])
-    return None
-
-
-def etag_matches_any(header: str | None, etag: str) -> bool:
-    """``If-None-Match``'s test (RFC 9110 §13.1.2): ``*``, or any entity tag of the list
-    equal to ``etag`` by weak comparison (``W/"2"`` matches ``"2"``)."""
-    if not header:
-        return False
-    if header.strip() == "*":
-        return True
-    return etag.removeprefix("W/") in _ENTITY_TAG_RE.findall(header)
+    """The versions a write to a game may apply at: its conditional headers (412) and
+    ``expected_version`` (409), checked by the service under the game's lock."""
+    conditions = _conditions(request)
+    version = data.get("expected_version")
+    if conditions is None and version is None:
+        return None
+    return services.Precondition(version, conditions=conditions)
 
 
 def _idempotency(request: Request) -> services.Idempotency | None:
     key = request.headers.get("Idempotency-Key")
     if not key:
         return None
-    if len(key) > 255:
-        raise serializers.ValidationError({"Idempotency-Key": ["At most 255 characters."]})
+    if len(key) > IDEMPOTENCY_KEY_MAX_LENGTH:
+        limit = IDEMPOTENCY_KEY_MAX_LENGTH
+        message = ngettext("At most %(count)s character.", "At most %(count)s characters.", limit)
+        raise serializers.ValidationError({"Idempotency-Key": [message % {"count": limit}]})
     # Who sent it is part of the request: a stored answer holds the sender's view of the
     # state (e.g. its own declared hand, R31), never replayed to another token or user.
     body = {"by": actor_of(request).label, "body": request.data}
@@ -193,9 +204,14 @@ def _render(outcome: services.Outcome) -> Response:
 
 
 class GameMixin(APIView):
-    """Fetch the game named in the URL and check the caller may use it (404, then 403)."""
+    """Fetch the game named in the URL and check the caller may use it (404, then 403).
+
+    Its writes evaluate ``If-Match``/``If-None-Match`` against the game's version
+    under the game's lock (``_precondition``), not in ``ConditionalRequestMiddleware``.
+    """
 
     permission_classes = [CanUseGame]
+    checks_conditions = True
 
     def get_game(self, request: Request, game_id: Any) -> Game:
         token = request.auth
@@ -410,13 +426,16 @@ class GameDetailView(GameMixin, APIView):
         description="The chain with its open ends, whose turn it is, each seat's name, tiles "
         "played and left, stones; stones on the table, the CAMAT, the round, the last events "
         "with their named outcomes and which tiles can still be played on each end. Sends an "
-        "`ETag` (the version); `If-None-Match` with it gets 304 while nothing changed.",
+        "`ETag` (the version); `If-None-Match` with it (`*`, or a list of tags compared "
+        "weakly: `W/\"3\"` names version 3) gets 304 while nothing changed; a malformed one "
+        "400 (`precondition_invalid`).",
         responses={200: STATE, 304: OpenApiResponse(description="Not modified."), **PROBLEMS},
     )
     def get(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        etag = f'"{game.version}"'
-        if etag_matches_any(request.headers.get("If-None-Match"), etag):
+        etag = conditional.etag(game.version)
+        conditions = _conditions(request)
+        if conditions is not None and conditions.not_modified(game.version):
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         actor = actor_of(request)
         body = selectors.game_state_for(game, viewer=actor.seat, viewer_label=actor.label)
@@ -455,7 +474,7 @@ class MoveView(_EventView):
         "core checks it (R5–R17, R30–R34); an illegal move gets 422 with the rule's `code` "
         "and id and changes nothing (it is logged as refused).",
         request=s.MoveSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
         responses={201: EVENT_RESULT, **EVENT_PROBLEMS},
         examples=[
             OpenApiExample("A play", request_only=True, value={"seat": 3, "tile": "4-6"}),
@@ -485,7 +504,7 @@ class HandView(_EventView):
         "other token can read them until the round is over; from then on the referee "
         "checks that seat fully.",
         request=s.HandSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
         responses={201: EVENT_RESULT, **EVENT_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
@@ -505,7 +524,7 @@ class RevealView(_EventView):
         description="`{seat, tiles}` (checked, R33) or `{seat, pips}` (R18). Once every seat "
         "is known the round is settled (MATTIKKENG, winner, CUCUQ, stones).",
         request=s.RevealSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
         responses={201: EVENT_RESULT, **EVENT_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
@@ -522,7 +541,7 @@ class UndoView(GameMixin, APIView):
         description="The last live event is revoked (kept in the audit trail). Undoing a "
         "round's last move reopens it until the next round's first move.",
         request=s.UndoSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
         responses={200: CORRECTION_RESULT, **EVENT_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
@@ -550,7 +569,7 @@ class EventAmendView(GameMixin, APIView):
         "event is replayed through the rules; if one becomes impossible the amendment is "
         "refused (422 with that event's code) and nothing changes.",
         request=s.AmendSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
         responses={200: CORRECTION_RESULT, **EVENT_PROBLEMS},
     )
     def put(self, request: Request, game_id: Any, position: int) -> Response:
@@ -716,11 +735,14 @@ class SessionStartView(GameMixin, APIView):
         description="Start a sitting (R27); an open one is ended first. Stones, the CAMAT and "
         "the next leader carry over.",
         request=None,
+        parameters=[IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
         responses={201: OpenApiTypes.OBJECT, **WRITE_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        session = services.session_start(game_id=game.pk, actor=actor_of(request))
+        session = services.session_start(
+            game_id=game.pk, actor=actor_of(request), precondition=_precondition(request, {})
+        )
         return Response(
             {"number": session.number, "started_at": session.started_at},
             status=status.HTTP_201_CREATED,
@@ -733,11 +755,14 @@ class SessionEndView(GameMixin, APIView):
         tags=["sessions"],
         summary="End the session",
         request=None,
+        parameters=[IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
         responses={200: OpenApiTypes.OBJECT, **WRITE_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        session = services.session_end(game_id=game.pk, actor=actor_of(request))
+        session = services.session_end(
+            game_id=game.pk, actor=actor_of(request), precondition=_precondition(request, {})
+        )
         return Response(
             {
                 "number": session.number,
@@ -756,7 +781,7 @@ class GameCloseView(GameMixin, APIView):
         "they saw: `If-Match` with the state's ETag is required (428 "
         "`precondition_required` without it, 412 when stale).",
         request=None,
-        parameters=[IF_MATCH_HEADER],
+        parameters=[IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
         responses={
             200: STATE,
             **WRITE_PROBLEMS,

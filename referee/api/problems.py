@@ -21,7 +21,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.db import DataError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils.functional import Promise
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
@@ -30,6 +30,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import set_rollback
 
+from referee.conditional import MAX_HEADER_LENGTH, ConditionalHeaderInvalid
 from referee.engine.errors import RefereeError
 from referee.exceptions import ServiceError
 
@@ -85,12 +86,15 @@ def bounded_text(text: str) -> str:
     return text if len(text) <= PROBLEM_TEXT_MAX else text[:PROBLEM_TEXT_MAX] + "…"
 
 
+def referee_message(err: RefereeError) -> str:
+    """The rules core's message in the active language: its template through gettext, or
+    ngettext for a plural-aware one (R-numbers, tiles and players' names as the core gave)."""
+    return err.render(gettext, ngettext)
+
+
 def referee_problem(err: RefereeError) -> dict[str, Any]:
     """The problem for a referee error: 400 if malformed, else 422; ``detail`` translated."""
-    detail = gettext(err.template)
-    if err.params:
-        detail %= err.params
-    body = err.to_dict(detail=detail)
+    body = err.to_dict(detail=referee_message(err))
     if err.malformed:
         return problem(400, title=str(MALFORMED_RECORD_TITLE), **body)
     return problem(422, **body)
@@ -144,6 +148,27 @@ def database_busy_problem() -> dict[str, Any]:
     )
 
 
+def conditional_invalid_detail(error: ConditionalHeaderInvalid) -> str:
+    """The translated detail of a malformed conditional header."""
+    if error.too_long:
+        return ngettext(
+            "%(header)s is longer than %(count)s character.",
+            "%(header)s is longer than %(count)s characters.",
+            MAX_HEADER_LENGTH,
+        ) % {"header": error.header, "count": MAX_HEADER_LENGTH}
+    return gettext(
+        '%(header)s must be "*" or a list of entity tags such as "3" or W/"3", separated by commas.'
+    ) % {"header": error.header}
+
+
+def precondition_failed_detail() -> str:
+    """The translated detail of a failed precondition on a resource without an entity tag."""
+    return gettext(
+        "This resource has no entity tag that the request's precondition names: "
+        "nothing was applied."
+    )
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     """DRF's ``EXCEPTION_HANDLER``: turn any exception raised by an API view into a problem."""
     headers: dict[str, str] = {}
@@ -164,6 +189,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
             headers["WWW-Authenticate"] = auth_header
         if wait := getattr(exc, "wait", None):
             headers["Retry-After"] = str(int(wait))
+    elif isinstance(exc, ConditionalHeaderInvalid):
+        body = problem(400, exc.code, conditional_invalid_detail(exc))
     elif isinstance(exc, RequestDataTooBig):
         body = request_too_large_problem()
     elif isinstance(exc, RecursionError):  # JSON nested deeper than Python's recursion limit

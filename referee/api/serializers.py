@@ -20,7 +20,7 @@ from rest_framework.fields import empty
 
 from referee.engine.names import is_visible_name
 from referee.engine.strategies import STRATEGIES
-from scoring.api.fields import SeatField
+from scoring.api.fields import SEAT_SCHEMA, SeatField
 from scoring.models import Club, Season
 
 
@@ -84,6 +84,12 @@ class TilesAsSent(AsSent):
     """A list of tiles."""
 
 
+@extend_schema_field({"type": "array", "minItems": 5, "maxItems": 5, "items": SEAT_SCHEMA})
+class PlayersAsSent(AsSent):
+    """Five seats, seat 0 to 4, as sent: their number and blank or malformed names are the
+    rules core's to judge (``record_invalid``, R3), exactly as in an imported record."""
+
+
 class VersionedSerializer(StrictSerializer):
     expected_version = serializers.IntegerField(
         required=False,
@@ -94,12 +100,10 @@ class VersionedSerializer(StrictSerializer):
 
 
 class GameCreateSerializer(StrictSerializer):
-    players = serializers.ListField(
-        child=SeatField(),
-        min_length=5,
-        max_length=5,
+    players = PlayersAsSent(
         help_text="Five seats, seat 0 to seat 4, clockwise (R3): each a guest's name or the id "
-        "of a registered player of the game's `club`.",
+        "of a registered player of the game's `club`. Not five, or a blank name: 400 "
+        "`record_invalid` (R3), as in an imported record.",
     )
     rules = serializers.JSONField(
         required=False,

@@ -8,18 +8,48 @@ the fault is elsewhere) and an English message built from a translatable
 template (``template`` % ``params``). The Django layer translates the template
 with gettext; the core itself imports nothing from Django.
 
+A message that carries a number is plural-aware: its template is marked with
+``ngettext_noop(singular, plural)`` and the Django layer picks the form for
+the number (``ngettext``; Polish has three). Where the game knows its players'
+names (a record, a stored game), ``with_names`` lets every seat a message
+names read "seat 2 (Besse)" instead of "seat 2".
+
 Codes are listed in RECORD.md ("Errors"); the order in which they are checked
 is RULES.md R34.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
+
+SEAT_PARAMS = frozenset({"seat", "turn", "leader"})
+"""The parameters of a message that name a seat (when their value is a seat number 0–4)."""
 
 
 def gettext_noop(message: str) -> str:
     """Mark ``message`` for translation without translating it (like Django's)."""
     return message
+
+
+class PluralTemplate(str):
+    """A message template with a plural form: it is its singular, and ``plural`` and
+    ``number`` (the parameter holding the number that chooses the form) ride along."""
+
+    plural: str
+    number: str
+
+    def __new__(cls, singular: str, plural: str, number: str = "count") -> PluralTemplate:
+        template = super().__new__(cls, singular)
+        template.plural = plural
+        template.number = number
+        return template
+
+
+def ngettext_noop(singular: str, plural: str, *, number: str = "count") -> PluralTemplate:
+    """Mark a plural-aware message for translation (like ``ngettext_noop``); ``number``
+    names the parameter whose number chooses the form (English: 1 → singular)."""
+    return PluralTemplate(singular, plural, number)
 
 
 class RefereeError(Exception):
@@ -44,7 +74,10 @@ class RefereeError(Exception):
         **params: Any,
     ) -> None:
         self.template = template
+        self.plural: str | None = getattr(template, "plural", None)
+        self.number: str | None = getattr(template, "number", None)
         self.params = params
+        self.names: tuple[str, ...] | None = None
         if rule is not None:
             self.rule = rule
         self.round = round
@@ -55,7 +88,39 @@ class RefereeError(Exception):
     @property
     def message(self) -> str:
         """The English message (the template with its parameters filled in)."""
-        return self.template % self.params if self.params else self.template
+        return self.render(lambda text: text, _english_plural)
+
+    def render(
+        self,
+        gettext: Callable[[str], str],
+        ngettext: Callable[[str, str, int], str],
+    ) -> str:
+        """The message through ``gettext``/``ngettext`` (a plural-aware template chooses
+        its form by ``params[number]``), seats named as ``with_names`` gave them."""
+        if self.plural is not None and self.number is not None:
+            text = ngettext(self.template, self.plural, int(self.params[self.number]))
+        else:
+            text = gettext(self.template)
+        return text % self.display_params() if self.params else text
+
+    def display_params(self) -> dict[str, Any]:
+        """``params`` with each seat number followed by its player's name, if known:
+        ``{"seat": 2}`` → ``{"seat": "2 (Besse)"}``."""
+        if not self.names:
+            return dict(self.params)
+        shown = dict(self.params)
+        for key in SEAT_PARAMS & shown.keys():
+            seat = shown[key]
+            if type(seat) is int and 0 <= seat < len(self.names):
+                shown[key] = f"{seat} ({self.names[seat]})"
+        return shown
+
+    def with_names(self, names: Sequence[str]) -> RefereeError:
+        """Return this error naming its seats' players (``names``: seat 0 to 4)."""
+        if self.names is None:
+            self.names = tuple(names)
+            self.args = (self.message,)
+        return self
 
     def at(self, *, round: int | None, move: int | None = None) -> RefereeError:
         """Return this error located at ``round``/``move`` (fills only what is unset)."""
@@ -77,6 +142,10 @@ class RefereeError(Exception):
         if self.contradicts is not None:
             data["contradicts"] = dict(self.contradicts)
         return data
+
+
+def _english_plural(singular: str, plural: str, number: int) -> str:
+    return singular if number == 1 else plural
 
 
 class RecordInvalid(RefereeError):

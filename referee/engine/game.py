@@ -15,7 +15,7 @@ from referee.engine.errors import (
     RecordInvalid,
     RefereeError,
     RevealInvalid,
-    RoundOver,
+    RevealMissing,
     RulingInvalid,
     gettext_noop,
 )
@@ -166,18 +166,19 @@ class Game:
     def begin_round(self) -> GameRound:
         """Start the next round (the previous one must be settled).
 
-        Raises ``round_over`` (R30) while a blocked round waits for its reveals
-        and ``record_invalid`` while the last round is still in play.
+        Raises ``reveal_missing`` (R18, at the blocked round, ``move`` None) while
+        a blocked round waits for its reveals — as a replay of a record with a
+        round after it does — and ``record_invalid`` while the last round is
+        still in play.
         """
         last = self.rounds[-1].round if self.rounds else None
         number = self.rounds_before + len(self.rounds) + 1
         if last is not None and not self.rounds[-1].is_closed():
             if last.is_over():
-                raise RoundOver(
-                    gettext_noop("round %(previous)s is blocked: reveal the remaining pips first"),
-                    rule="R18",
+                raise RevealMissing(
+                    gettext_noop("round %(previous)s is blocked and still waits for reveals"),
                     previous=last.number,
-                ).at(round=number)
+                ).at(round=last.number)
             raise RecordInvalid(
                 gettext_noop("round %(previous)s is still in play"), previous=last.number
             ).at(round=number)
@@ -194,7 +195,9 @@ class Game:
         """Apply a move to the round in play, starting a new round if the last is settled.
 
         With ``within`` (a record's round) the move belongs to that round and
-        never starts another: after its end it is ``round_over`` (R30).
+        never starts another: after its end it is ``round_over`` (R30). Without
+        it, a move after a round's end is the next round's lead (R30), so while
+        a blocked round waits for its reveals it is ``reveal_missing`` (R18).
 
         Moves stones at a pass (R23a) and at the end of a round (R23b–d), then
         checks for a CAMAT (R24–R25). Raises the round's ``RefereeError``s
@@ -202,6 +205,8 @@ class Game:
         its reveals; nothing changes when it raises.
         """
         game_round = within or self.current
+        if within is None and game_round is not None and game_round.round.is_over():
+            game_round = None  # the next round's lead: begin_round says what it waits for
         begun = game_round is None
         if game_round is None:
             game_round = self.begin_round()
@@ -240,9 +245,13 @@ class Game:
     def declare(self, seat: int, tiles: Iterable[object]) -> None:
         """Seat ``seat`` declares its five tiles for the round in play (R31).
 
-        Starts a new round if the last one is settled. Raises as ``Round.declare``.
+        Starts a new round if the last one is over (a hand is declared before the
+        round's lead, R31): ``reveal_missing`` (R18) while a blocked round waits for
+        its reveals. Raises as ``Round.declare``.
         """
         game_round = self.current
+        if game_round is not None and game_round.round.is_over():
+            game_round = None  # a hand for the next round
         begun = game_round is None
         if game_round is None:
             game_round = self.begin_round()

@@ -15,7 +15,6 @@ from typing import Any
 from referee.engine.errors import (
     RecordInvalid,
     RefereeError,
-    RevealMissing,
     RulingInvalid,
     gettext_noop,
 )
@@ -94,38 +93,32 @@ def replay(record: Record) -> Game:
         for number, data in enumerate(record.rounds, start=1)
         if isinstance(data, Mapping) and data.get("void") is not None
     )
-    for data in record.rounds:
-        number = len(game.rounds) + 1
-        if not isinstance(data, Mapping):
-            raise RecordInvalid(gettext_noop("a round is a JSON object")).at(round=number)
-        substitutes = _seat_map(data.get("substitutes"), "substitutes", number)
-        for name in substitutes.values():
-            if not isinstance(name, str) or not name.strip():
-                raise RecordInvalid(
-                    gettext_noop("a substitute has a non-empty name"), rule="R38"
+    try:
+        for data in record.rounds:
+            number = len(game.rounds) + 1
+            if not isinstance(data, Mapping):
+                raise RecordInvalid(gettext_noop("a round is a JSON object")).at(round=number)
+            substitutes = _seat_map(data.get("substitutes"), "substitutes", number)
+            for name in substitutes.values():
+                if not isinstance(name, str) or not name.strip():
+                    raise RecordInvalid(
+                        gettext_noop("a substitute has a non-empty name"), rule="R38"
+                    ).at(round=number)
+            void = _void_reason(data.get("void"), number)
+            game_round = game.begin_round()  # reveal_missing (R18) after an unrevealed block
+            game_round.substitutes.update(substitutes)
+            _replay_round(game, game_round, data)
+            if void is not None:
+                game.void_round(number, void)
+            adjustments = data.get("adjustments")
+            if adjustments is not None and not isinstance(adjustments, list):
+                raise RulingInvalid(
+                    gettext_noop("a round's adjustments must be a list"), rule="R36"
                 ).at(round=number)
-        void = _void_reason(data.get("void"), number)
-        try:
-            game_round = game.begin_round()
-        except RefereeError as error:
-            previous = game.rounds[-1].round
-            if previous.is_over():
-                raise RevealMissing(
-                    gettext_noop("round %(previous)s is blocked and still waits for reveals"),
-                    previous=previous.number,
-                ).at(round=previous.number) from None
-            raise error
-        game_round.substitutes.update(substitutes)
-        _replay_round(game, game_round, data)
-        if void is not None:
-            game.void_round(number, void)
-        adjustments = data.get("adjustments")
-        if adjustments is not None and not isinstance(adjustments, list):
-            raise RulingInvalid(
-                gettext_noop("a round's adjustments must be a list"), rule="R36"
-            ).at(round=number)
-        for adjustment in adjustments or ():
-            game.adjust(number, adjustment)
+            for adjustment in adjustments or ():
+                game.adjust(number, adjustment)
+    except RefereeError as error:
+        raise error.with_names(record.players) from None
     return game
 
 

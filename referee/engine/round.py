@@ -30,6 +30,7 @@ from referee.engine.errors import (
     TileNotInHand,
     WrongLeader,
     gettext_noop,
+    ngettext_noop,
 )
 from referee.engine.moves import Move, Pass, Play
 from referee.engine.outcome import Ending, Finish, RoundOutcome
@@ -379,9 +380,13 @@ class Round:
                 )
             if doubles.index(tile) > MAX_SLEEPING:
                 raise OpeningTileInvalid(
-                    gettext_noop("leading %(tile)s would make more than 3 tiles sleep"),
+                    ngettext_noop(
+                        "leading %(tile)s would make more than %(count)s tile sleep",
+                        "leading %(tile)s would make more than %(count)s tiles sleep",
+                    ),
                     rule="R40",
                     tile=str(tile),
+                    count=MAX_SLEEPING,
                 )
         self._check_in_hand(move.seat, tile)
         if self.is_first_of_game:
@@ -623,7 +628,10 @@ class Round:
         assert self.ends is not None
         if len(set(shown)) != len(shown) or len(shown) != count:
             raise RevealInvalid(
-                gettext_noop("seat %(seat)s must reveal exactly %(count)s distinct tiles"),
+                ngettext_noop(
+                    "seat %(seat)s must reveal exactly %(count)s distinct tile",
+                    "seat %(seat)s must reveal exactly %(count)s distinct tiles",
+                ),
                 seat=seat,
                 count=count,
             )
@@ -681,7 +689,10 @@ class Round:
             return
         if not _reachable(self.could_hold(seat), count, pips):
             raise RevealInvalid(
-                gettext_noop("no %(count)s tiles seat %(seat)s could hold add up to %(pips)s pips"),
+                ngettext_noop(
+                    "no %(count)s tile seat %(seat)s could hold has a pip sum of %(pips)s",
+                    "no %(count)s tiles seat %(seat)s could hold add up to a pip sum of %(pips)s",
+                ),
                 seat=seat,
                 count=count,
                 pips=pips,

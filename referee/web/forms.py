@@ -13,6 +13,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from referee import conditional
 from referee.web.selectors import TILE_NAMES
 
 SEAT_CHOICES = [(str(seat), str(seat)) for seat in range(5)]
@@ -46,8 +47,24 @@ class SeatForm(forms.Form):
     )
 
 
+class VersionField(forms.Field):
+    """The game's version the page showed: plain ASCII digits, as ``referee.conditional``
+    reads a version (``"٣"``, ``"+3"``, ``"03"`` or 5,000 digits are invalid, never a 500)."""
+
+    widget = forms.HiddenInput
+    default_error_messages = {"invalid": _("The page's version is not a version number.")}
+
+    def to_python(self, value: Any) -> int | None:
+        if value in self.empty_values:
+            return None
+        try:
+            return conditional.parse_version(str(value))
+        except ValueError:
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
+
+
 class _WriteForm(forms.Form):
-    version = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    version = VersionField()
     key = forms.UUIDField(widget=forms.HiddenInput)
 
 

@@ -26,12 +26,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from referee import services
+from referee import conditional, services
 from referee.api.auth import join_client
+from referee.api.problems import referee_message
 from referee.engine import RefereeError
 from referee.engine.strategies import STRATEGIES
 from referee.exceptions import IdempotencyKeyReused, ServiceError, VersionMismatch
 from referee.lockouts import JoinClient, give_device
+from referee.middleware import checks_conditions
 from referee.models import Game, TableToken
 from referee.services import Actor, Idempotency, Precondition, join_code_check
 from referee.web import forms
@@ -160,6 +162,7 @@ def live(request: HtmxHttpRequest) -> HttpResponse:
     return response
 
 
+@checks_conditions
 @require_POST
 def move(request: HtmxHttpRequest) -> HttpResponse:
     """One tap: a play (tile, and its end when it fits two) or PASS, for the seat to move."""
@@ -172,6 +175,7 @@ def move(request: HtmxHttpRequest) -> HttpResponse:
     return _submit(request, token, form, "move")
 
 
+@checks_conditions
 @require_POST
 def reveal(request: HtmxHttpRequest) -> HttpResponse:
     """A blocked round: one seat's remaining tiles or their pip sum (R18, R33)."""
@@ -186,6 +190,7 @@ def reveal(request: HtmxHttpRequest) -> HttpResponse:
     return _submit(request, token, form, "reveal")
 
 
+@checks_conditions
 @require_POST
 def undo(request: HtmxHttpRequest) -> HttpResponse:
     """Undo the game's last event (after the page asked for confirmation)."""
@@ -200,7 +205,7 @@ def undo(request: HtmxHttpRequest) -> HttpResponse:
         outcome = services.event_undo(
             game_id=token.game_id,
             actor=Actor(token=token),
-            precondition=Precondition(data["version"]),
+            precondition=_precondition(request, data),
             idempotency=_idempotency(request, data, {}),
             reason="undo on the table page",
         )
@@ -220,7 +225,7 @@ def _submit(
             kind=kind,
             payload=payload,
             actor=Actor(token=token),
-            precondition=Precondition(data["version"]),
+            precondition=_precondition(request, data),
             idempotency=_idempotency(request, data, {"kind": kind, "payload": payload}),
         )
     except (RefereeError, ServiceError) as error:
@@ -245,7 +250,7 @@ def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
         try:
             game = services.game_create(players=form.players(), created_by=user)
         except RefereeError as error:
-            form.add_error(None, _referee_message(error))
+            form.add_error(None, referee_message(error))
         else:
             return redirect("web:organiser-game", game_id=game.pk)
     games = Game.objects.filter(created_by=user).prefetch_related("seats")[:50]
@@ -288,6 +293,17 @@ def _is_seat(text: str) -> bool:
 def _spaced(code: str) -> str:
     """``K7QH2MXP9R`` → ``K7QH-2MXP-9R``: easier to read aloud."""
     return "-".join(code[i : i + 4] for i in range(0, len(code), 4))
+
+
+def _precondition(request: HtmxHttpRequest, data: dict[str, Any]) -> Precondition:
+    """The version the page showed (its form's ``version``: 409 when stale) and any
+    ``If-Match``/``If-None-Match`` the request carries (412), read by the API's parser;
+    ``ConditionalRequestMiddleware`` has already answered a malformed one with 400."""
+    conditions = conditional.conditions_of(
+        if_match=request.headers.get("If-Match"),
+        if_none_match=request.headers.get("If-None-Match"),
+    )
+    return Precondition(data["version"], conditions=conditions)
 
 
 def _idempotency(
@@ -345,17 +361,11 @@ def _gone(request: HtmxHttpRequest) -> HttpResponse:
     return redirect("web:home")
 
 
-def _referee_message(error: RefereeError) -> str:
-    """The rules core's message in the active language (its template is marked for gettext)."""
-    message = gettext(error.template)
-    return message % error.params if error.params else message
-
-
 def _refusal(error: RefereeError | ServiceError) -> tuple[dict[str, Any], int]:
     if isinstance(error, RefereeError):
         flash = {
             "level": "error",
-            "text": _referee_message(error),
+            "text": referee_message(error),
             "code": error.code,
             "rule": error.rule,
         }

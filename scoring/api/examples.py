@@ -126,7 +126,7 @@ HEAD_TO_HEAD = {
     ],
 }
 RATINGS = {
-    "model": "openskill.PlackettLuce",
+    "model": "openskill.BradleyTerryFull",
     "season": 5,
     "cycles": 10,
     "results": [

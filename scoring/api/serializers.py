@@ -277,10 +277,10 @@ class HeadToHeadSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 
 class RatingSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    rank = serializers.IntegerField()
+    rank = serializers.IntegerField(help_text="1-based; equal ordinals share a rank (1, 2, 2, 4).")
     player = serializers.IntegerField()
     display_name = serializers.CharField()
-    mu = serializers.FloatField(help_text="OpenSkill Plackett–Luce μ (starts at 25).")
+    mu = serializers.FloatField(help_text="OpenSkill Bradley–Terry μ (starts at 25).")
     sigma = serializers.FloatField(help_text="Uncertainty σ (starts at 25/3).")
     ordinal = serializers.FloatField(help_text="μ − 3σ: the conservative rating, sorted by.")
     cycles = serializers.IntegerField(help_text="Completed CAMAT cycles rated.")

@@ -35,6 +35,7 @@ from rest_framework.views import APIView
 from referee.api.problems import PROBLEM_CONTENT_TYPE
 from referee.api.schema import PROBLEM_RESPONSE_GENERIC
 from referee.models import Game, TableToken
+from scoring import ratings as ratings_core
 from scoring import selectors, services
 from scoring.api import examples as ex
 from scoring.api import serializers as s
@@ -744,12 +745,14 @@ class RatingsView(ClubMixin, APIView):
     @extend_schema(
         operation_id="clubs_ratings",
         tags=["league"],
-        summary="Ratings (OpenSkill, Plackett–Luce)",
+        summary="Ratings (OpenSkill, Bradley–Terry)",
         description="Each completed CAMAT cycle (from every stone on the table to an "
         "election) is rated as a five-seat free-for-all: the CAMAT first, the others by the "
         "stones they held when it ended, fewer first, equal stones tied. Recomputed from the "
         "stored games on every request, so corrections flow through. Guest seats play with a "
-        "fresh default rating and are not listed. Sorted by ordinal (μ − 3σ).",
+        "fresh default rating and are not listed. Sorted by ordinal (μ − 3σ); equal ordinals "
+        "share a rank (1, 2, 2, 4). The model is OpenSkill's Bradley–Terry with full pairing, "
+        "which treats equal stones as a draw (Plackett–Luce mishandles ties).",
         parameters=[SEASON_PARAM],
         responses={200: s.RatingsSerializer, **PROBLEMS},
         examples=[ex.response("Ratings", ex.RATINGS)],
@@ -759,11 +762,9 @@ class RatingsView(ClubMixin, APIView):
         season = self.season_from_query()
         ratings = selectors.club_ratings(club=club, season=season)
         body = {
-            "model": "openskill.PlackettLuce",
+            "model": ratings_core.MODEL_NAME,
             "season": season.pk if season else None,
             "cycles": ratings.cycles,
-            "results": [
-                {"rank": rank, **asdict(rating)} for rank, rating in enumerate(ratings.ratings, 1)
-            ],
+            "results": [asdict(rating) for rating in ratings.ratings],
         }
         return Response(s.RatingsSerializer(body).data)

@@ -10,7 +10,7 @@ import csv
 import io
 
 import pytest
-from openskill.models import PlackettLuce
+from openskill.models import BradleyTerryFull
 
 from referee import services as referee_services
 from referee.engine.records import replay_record
@@ -61,7 +61,7 @@ def test_standings_and_ratings_of_a_season_match_the_recorded_results(
         assert int(line["camat_elected"]) == expected[int(line["player"])]["camat_elected"]
 
     # Ratings: each CAMAT cycle, game by game in import order, folded with OpenSkill here.
-    model = PlackettLuce()
+    model = BradleyTerryFull()
     ratings: dict[int, object] = {}
     cycles = 0
     for record, seats, _ in played:

@@ -88,14 +88,15 @@ def test_the_fifth_pass_blocks_the_round_which_then_waits_for_reveals_R17(table,
     assert state["turn"] is None
 
 
-def test_a_move_while_the_round_waits_for_reveals_is_round_over_R18_R30(table, load_scenario):
+def test_a_move_while_the_round_waits_for_reveals_is_reveal_missing_R18(table, load_scenario):
+    """The next round's lead, as a replay of the record says (not round_over)."""
     moves = load_scenario("05_blocked_no_mattikkeng")["record"]["rounds"][0]["moves"]
     enter(table, moves)
 
     response = table.play(1, "0-0")
 
     assert response.status_code == 422
-    assert response.json()["code"] == "round_over"
+    assert response.json()["code"] == "reveal_missing"
 
 
 def test_a_ceki_ends_the_round_and_settles_it_at_once_R15_R23b(table, load_scenario):

@@ -150,8 +150,8 @@ def test_the_scorekeeper_may_reveal_for_any_seat_R18(blocked):
     assert body["state"]["round"]["awaiting_reveal"] == [0, 1, 2, 4]
 
 
-def test_no_round_begins_before_a_blocked_round_is_counted_R18_R30(blocked):
+def test_no_round_begins_before_a_blocked_round_is_counted_R18(blocked):
     response = blocked.play(1, "0-0")
 
     assert response.status_code == 422
-    assert response.json()["code"] == "round_over"
+    assert response.json()["code"] == "reveal_missing"

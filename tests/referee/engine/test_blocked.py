@@ -94,13 +94,40 @@ def test_a_blocked_round_with_only_some_reveals_followed_by_another_is_reveal_mi
     assert error.code == "reveal_missing"
 
 
-def test_a_game_refuses_a_move_while_a_blocked_round_waits_for_reveals_R18_R30():
+def test_a_game_refuses_the_next_lead_while_a_blocked_round_waits_for_reveals_R18():
+    """As a replay of a record with a round after the unrevealed blocked one says."""
     game = Game()
     for move in _moves(BLOCKED_WALK) + _passes(2):
         game.push(move)
 
     with pytest.raises(RefereeError) as caught:
         game.push({"seat": 1, "tile": "0-0"})
+
+    error = caught.value
+    assert (error.code, error.rule, error.round, error.move) == ("reveal_missing", "R18", 1, None)
+    assert len(game.rounds) == 1
+
+
+def test_a_game_refuses_a_hand_for_the_next_round_while_a_blocked_round_waits_R18():
+    game = Game()
+    for move in _moves(BLOCKED_WALK) + _passes(2):
+        game.push(move)
+
+    with pytest.raises(RefereeError) as caught:
+        game.declare(1, ["0-0", "1-1", "2-2", "3-3", "4-4"])
+
+    error = caught.value
+    assert (error.code, error.rule, error.round, error.move) == ("reveal_missing", "R18", 1, None)
+    assert game.rounds[-1].round.hands == {}
+
+
+def test_a_move_within_a_blocked_round_after_its_end_is_round_over_R30():
+    game = Game()
+    for move in _moves(BLOCKED_WALK) + _passes(2):
+        game.push(move)
+
+    with pytest.raises(RefereeError) as caught:
+        game.push({"seat": 1, "tile": "0-0"}, within=game.rounds[-1])
 
     assert caught.value.code == "round_over"
 

@@ -51,10 +51,11 @@ def test_a_club_game_is_created_with_player_ids_and_a_guests_name(
 @pytest.mark.parametrize(
     ("seat", "status", "code"),
     [
-        (True, 400, "invalid"),
-        ({"player": "x"}, 400, "invalid"),
-        (0, 400, "invalid"),
-        ("   ", 400, "invalid"),
+        # Not a name nor a player id: R3, as an imported record with it says.
+        (True, 400, "record_invalid"),
+        ({"player": "x"}, 400, "record_invalid"),
+        (0, 400, "player_not_in_club"),  # no player of the club has the id 0
+        ("   ", 400, "record_invalid"),
         ("x" * 81, 400, "record_invalid"),
     ],
 )

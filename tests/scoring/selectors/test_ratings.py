@@ -1,13 +1,13 @@
-"""Ratings: OpenSkill's Plackett–Luce over completed CAMAT cycles, recomputed from the games."""
+"""Ratings: OpenSkill's Bradley–Terry over completed CAMAT cycles, recomputed from the games."""
 
 from __future__ import annotations
 
 import pytest
-from openskill.models import PlackettLuce
 
 from referee import services as referee_services
 from referee.models import Event
 from scoring import selectors
+from scoring.ratings import rating_model
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +24,7 @@ def test_a_cycle_ranks_the_camat_first_then_the_others_by_the_stones_they_held(
     ratings = selectors.club_ratings(club=club, season=season)
 
     # Round 3 ends the cycle: Besse CAMAT (0), then Evi 3, Cakra and Daeng 7 (a tie), Andi 8.
-    model = PlackettLuce()
+    model = rating_model()
     expected = model.rate([[model.rating()] for _ in range(5)], ranks=[9, 0, 8, 8, 4])
     rated = _by_player(ratings)
     assert ratings.cycles == 1
@@ -34,6 +34,9 @@ def test_a_cycle_ranks_the_camat_first_then_the_others_by_the_stones_they_held(
         assert got.cycles == 1
     assert [r.player for r in ratings.ratings][0] == players[1].pk
     assert rated[players[2].pk].mu == pytest.approx(rated[players[3].pk].mu)  # tied on 7
+    # Equal ratings share a rank, and the next rank skips: Besse 1, Evi 2, Cakra = Daeng 3, Andi 5.
+    assert [r.rank for r in ratings.ratings] == [1, 2, 3, 3, 5]
+    assert rated[players[2].pk].rank == rated[players[3].pk].rank == 3
 
 
 def test_games_without_an_election_are_not_rated(club, season, players, import_game, load_scenario):
@@ -78,7 +81,7 @@ def test_ratings_fold_cycles_in_the_order_they_ended(
 
     rated = _by_player(selectors.club_ratings(club=club, season=season))
 
-    model = PlackettLuce()
+    model = rating_model()
     people = {p.pk: model.rating() for p in players[:5]}
     for order in ([0, 1, 2, 3, 4], [1, 0, 2, 3, 4]):
         teams = [[people[players[i].pk]] for i in order]
