@@ -130,3 +130,17 @@ def catalog_word(msgid: str, language: str) -> str:
     if language == "en":
         return msgid
     return next(e.msgstr for e in catalog(language) if e.msgid == msgid and not e.msgctxt)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_no_message_is_in_a_catalog_twice(language: str) -> None:
+    """Branches append to the catalogs and git unites them (.gitattributes): a message two
+    branches both added must still be there once, or one translation silently wins."""
+    seen: set[tuple[str | None, str]] = set()
+    twice = []
+    for entry in catalog(language):
+        key = (entry.msgctxt, entry.msgid)
+        if key in seen:
+            twice.append(entry.msgid)
+        seen.add(key)
+    assert twice == []
