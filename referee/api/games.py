@@ -13,11 +13,9 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
@@ -26,14 +24,19 @@ from rest_framework.views import APIView
 from referee import selectors, services
 from referee.api import serializers as s
 from referee.api.auth import CanUseGame, IsOrganiser, actor_of, can_access, client_ident
-from referee.api.problems import PROBLEM_CONTENT_TYPE
+from referee.api.pagination import BoundedPageNumberPagination
 from referee.api.schema import (
-    PROBLEM_RESPONSE_GENERIC,
+    ETAG_HEADER,
+    IF_NONE_MATCH_HEADER,
+    MAX_ID,
+    AuditTrailDocument,
     CorrectionResultDocument,
     EventResultDocument,
     GameStateDocument,
     RecordDocument,
     ResultDocument,
+    SessionDocument,
+    problems,
 )
 from referee.engine.records import replay_record
 from referee.models import Correction, Event, Game, RefusedEvent, TableToken
@@ -43,7 +46,7 @@ from scoring.api.serializers import GameLeagueQuerySerializer
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key",
-    OpenApiTypes.STR,
+    {"type": "string", "minLength": 1, "maxLength": 255},
     OpenApiParameter.HEADER,
     required=False,
     description="Any unique string (≤ 255 characters). A retry with the same key and body "
@@ -51,27 +54,27 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 )
 IF_MATCH_HEADER = OpenApiParameter(
     "If-Match",
-    OpenApiTypes.STR,
+    {"type": "string", "example": '"7"'},
     OpenApiParameter.HEADER,
     required=False,
     description='The state\'s ETag (`"<version>"`); a stale one gets 412 and the current '
     "state, and nothing is applied.",
 )
+IDEMPOTENT_REPLAYED_HEADER = OpenApiParameter(
+    "Idempotent-Replayed",
+    {"type": "string", "enum": ["true"]},
+    OpenApiParameter.HEADER,
+    response=[200, 201],
+    description="Present on the first answer sent again for a retried `Idempotency-Key` "
+    "(which then carries no `ETag`).",
+)
+WRITE_HEADERS = [IDEMPOTENCY_HEADER, IF_MATCH_HEADER, ETAG_HEADER, IDEMPOTENT_REPLAYED_HEADER]
 _ETAG_RE = re.compile(r'^(?:W/)?"?(\d+)"?$')
 _ENTITY_TAG_RE = re.compile(r'(?:W/)?("[^"]*")')  # an entity tag of a list: its opaque-tag
 
-PROBLEMS = {
-    (400, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
-    (401, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
-    (403, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
-    (404, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
-}
-WRITE_PROBLEMS = {
-    **PROBLEMS,
-    (409, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
-    (412, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
-    (422, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
-}
+# 400/401/403/404/406/413/415/429/503 are documented for every operation by ``AutoSchema``.
+PROBLEMS = problems(400)
+WRITE_PROBLEMS = problems(400, 409, 412, 422)
 STATE = OpenApiResponse(GameStateDocument, description="The game's state (see GET /games/{id}/).")
 EVENT_RESULT = OpenApiResponse(
     EventResultDocument,
@@ -146,9 +149,8 @@ def _validated(serializer_class: type[serializers.Serializer], request: Request)
     return dict(serializer.validated_data)
 
 
-class GamePagination(PageNumberPagination):
+class GamePagination(BoundedPageNumberPagination):
     page_size = 50
-    page_size_query_param = "page_size"
     max_page_size = 500
 
 
@@ -178,7 +180,11 @@ class GameListCreateView(generics.ListAPIView):  # type: ignore[type-arg]
         operation_id="games_create",
         tags=["games"],
         summary="Create a game",
+        description="Organisers only. Seats are guests' names or players of the `club`; "
+        "`rules` override the defaults (R40). The answer carries the table's `join_code` "
+        "and the first state.",
         request=s.GameCreateSerializer,
+        parameters=[ETAG_HEADER],
         responses={201: s.GameCreatedSerializer, **PROBLEMS},
         examples=[
             OpenApiExample(
@@ -218,10 +224,18 @@ class GameImportView(APIView):
         summary="Import a game record",
         description="Checks a whole `domeng-record/1` record against the rules and stores it "
         "as a game (its events, in order). A record the rules forbid stores nothing (422).",
-        request=OpenApiTypes.OBJECT,
+        request=RecordDocument,
         parameters=[
-            OpenApiParameter("club", OpenApiTypes.STR, description="A club you organise (slug)."),
-            OpenApiParameter("season", OpenApiTypes.INT, description="One of its seasons (id)."),
+            OpenApiParameter(
+                "club",
+                {"type": "string", "pattern": r"^[-a-zA-Z0-9_]+$", "maxLength": 60},
+                description="A club you organise (slug).",
+            ),
+            OpenApiParameter(
+                "season",
+                {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+                description="One of its seasons (id).",
+            ),
         ],
         responses={201: s.GameCreatedSerializer, **WRITE_PROBLEMS},
     )
@@ -258,8 +272,7 @@ class JoinView(APIView):
         request=s.JoinSerializer,
         responses={
             201: s.JoinedSerializer,
-            **PROBLEMS,
-            (429, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
+            **problems(400, 404, 409, 429),  # 404: no game has this join code
         },
     )
     def post(self, request: Request) -> Response:
@@ -287,7 +300,14 @@ class GameDetailView(GameMixin, APIView):
         "played and left, stones; stones on the table, the CAMAT, the round, the last events "
         "with their named outcomes and which tiles can still be played on each end. Sends an "
         "`ETag` (the version); `If-None-Match` with it gets 304 while nothing changed.",
-        responses={200: STATE, 304: OpenApiResponse(description="Not modified."), **PROBLEMS},
+        parameters=[IF_NONE_MATCH_HEADER, ETAG_HEADER],
+        responses={
+            200: STATE,
+            304: OpenApiResponse(
+                description="Not modified: the game is still at the version "
+                "`If-None-Match` named. No body."
+            ),
+        },
     )
     def get(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
@@ -330,7 +350,7 @@ class MoveView(_EventView):
         "core checks it (R5–R17, R30–R34); an illegal move gets 422 with the rule's `code` "
         "and id and changes nothing (it is logged as refused).",
         request=s.MoveSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        parameters=WRITE_HEADERS,
         responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
         examples=[
             OpenApiExample("A play", request_only=True, value={"seat": 3, "tile": "4-6"}),
@@ -360,7 +380,7 @@ class HandView(_EventView):
         "other token can read them until the round is over; from then on the referee "
         "checks that seat fully.",
         request=s.HandSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        parameters=WRITE_HEADERS,
         responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
@@ -380,7 +400,7 @@ class RevealView(_EventView):
         description="`{seat, tiles}` (checked, R33) or `{seat, pips}` (R18). Once every seat "
         "is known the round is settled (MATTIKKENG, winner, CUCUQ, stones).",
         request=s.RevealSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        parameters=WRITE_HEADERS,
         responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
@@ -397,7 +417,7 @@ class UndoView(GameMixin, APIView):
         description="The last live event is revoked (kept in the audit trail). Undoing a "
         "round's last move reopens it until the next round's first move.",
         request=s.UndoSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        parameters=WRITE_HEADERS,
         responses={200: CORRECTION_RESULT, **WRITE_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
@@ -425,7 +445,7 @@ class EventAmendView(GameMixin, APIView):
         "event is replayed through the rules; if one becomes impossible the amendment is "
         "refused (422 with that event's code) and nothing changes.",
         request=s.AmendSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
+        parameters=WRITE_HEADERS,
         responses={200: CORRECTION_RESULT, **WRITE_PROBLEMS},
     )
     def put(self, request: Request, game_id: Any, position: int) -> Response:
@@ -451,7 +471,11 @@ class EventLogView(GameMixin, APIView):
         operation_id="games_events_list",
         tags=["corrections"],
         summary="Audit trail",
-        responses={200: OpenApiTypes.OBJECT, **PROBLEMS},
+        description="Every event as entered (live and revoked, with the correction that "
+        "revoked it), every correction with who entered it and why, and every refused event "
+        "with its code and rule. A declared hand's tiles are shown only to its own seat "
+        "(R31).",
+        responses={200: AuditTrailDocument},
     )
     def get(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
@@ -514,7 +538,7 @@ class SessionStartView(GameMixin, APIView):
         description="Start a sitting (R27); an open one is ended first. Stones, the CAMAT and "
         "the next leader carry over.",
         request=None,
-        responses={201: OpenApiTypes.OBJECT, **WRITE_PROBLEMS},
+        responses={201: SessionDocument, **problems(409)},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
@@ -530,8 +554,9 @@ class SessionEndView(GameMixin, APIView):
         operation_id="games_sessions_end",
         tags=["sessions"],
         summary="End the session",
+        description="Ends the open sitting (R27); the game stays open for the next one.",
         request=None,
-        responses={200: OpenApiTypes.OBJECT, **WRITE_PROBLEMS},
+        responses={200: SessionDocument, **problems(409)},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
@@ -550,8 +575,10 @@ class GameCloseView(GameMixin, APIView):
         operation_id="games_close",
         tags=["sessions"],
         summary="Close the game",
+        description="No event is taken after this (409 `game_closed`); the record, the "
+        "result and the league records stay.",
         request=None,
-        responses={200: STATE, **WRITE_PROBLEMS},
+        responses={200: STATE, **problems(409)},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
@@ -565,7 +592,7 @@ class GameRecordView(GameMixin, APIView):
         tags=["records"],
         summary="Export the game's record",
         description="`domeng-record/1`: replaying it gives exactly the stored game's result.",
-        responses={200: RecordDocument, **PROBLEMS},
+        responses={200: RecordDocument},
     )
     def get(self, request: Request, game_id: Any) -> Response:
         return Response(services.game_export(self.get_game(request, game_id)))
@@ -577,7 +604,7 @@ class GameResultView(GameMixin, APIView):
         tags=["records"],
         summary="The game's result",
         description="`domeng-result/1` of the stored game.",
-        responses={200: ResultDocument, **PROBLEMS},
+        responses={200: ResultDocument},
     )
     def get(self, request: Request, game_id: Any) -> Response:
         return Response(replay_record(services.game_export(self.get_game(request, game_id))))

@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from referee.api.schema import MAX_ID
 from referee.api.serializers import StrictSerializer
 from scoring.models import Club, Membership, Player, Season
 
@@ -211,8 +212,8 @@ class PlayerGameSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 
 class HeadToHeadQuerySerializer(serializers.Serializer):  # type: ignore[type-arg]
-    a = serializers.IntegerField(min_value=1)
-    b = serializers.IntegerField(min_value=1)
+    a = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+    b = serializers.IntegerField(min_value=1, max_value=MAX_ID)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs["a"] == attrs["b"]:

@@ -73,7 +73,8 @@ def test_an_events_fields_keep_their_documented_types(api_client):
     move, reveal = schemas["Move"]["properties"], schemas["Reveal"]["properties"]
 
     assert move["seat"]["type"] == "integer"
-    assert move["tile"]["type"] == "string"
+    assert move["tile"] == {"$ref": "#/components/schemas/Tile"}
+    assert schemas["Tile"]["type"] == "string"
     assert (move["on"]["type"], move["on"]["nullable"]) == ("integer", True)
     assert move["pass"]["type"] == "boolean"
     assert reveal["tiles"]["type"] == "array"
