@@ -50,6 +50,8 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
         out / "domeng_client",
         "--meta",
         "none",
+        "--config",
+        HERE / "openapi-python-client.yaml",
         cwd=out,
     )
     assert generate.returncode == 0, generate.stdout + generate.stderr
