@@ -65,9 +65,7 @@ def test_the_generated_python_client_has_no_untyped_field(generated: Path) -> No
     assert len(models) > 40
 
     fields = [
-        (model.name, match)
-        for model in models
-        for match in ATTRIBUTE.finditer(model.read_text())
+        (model.name, match) for model in models for match in ATTRIBUTE.finditer(model.read_text())
     ]
     untyped = [
         f"{name}: {field[0]}"
