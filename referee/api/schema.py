@@ -652,13 +652,21 @@ AUDIT_REFUSAL: Schema = {
     "required": ["kind", "payload", "code", "rule", "detail", "entered_by", "created_at"],
     "properties": {
         "kind": EVENT_KIND,
-        "payload": ref("EventPayload", nullable=True),
+        "payload": ref("RefusedPayload", nullable=True),
         "code": {"type": "string", "description": "The problem's `code`."},
         "rule": {"type": "string", "nullable": True},
         "detail": {"type": "string", "nullable": True},
         "entered_by": {"type": "string"},
         "created_at": DATE_TIME,
     },
+}
+REFUSED_PAYLOAD: Schema = {
+    "type": "object",
+    "description": "The refused event's fields exactly as they were sent (`seat`, `tile`, "
+    '`on`, `pass`, `tiles`, `pips`): possibly malformed — `"seat": "2"`, `"tile": '
+    "null` — since that may be why it was refused. The one body of the API that is not "
+    "typed field by field.",
+    "additionalProperties": True,
 }
 AUDIT_TRAIL: Schema = {
     "type": "object",
@@ -732,6 +740,7 @@ COMPONENTS: dict[str, Schema] = {
     "AuditEvent": AUDIT_EVENT,
     "AuditCorrection": AUDIT_CORRECTION,
     "AuditRefusal": AUDIT_REFUSAL,
+    "RefusedPayload": REFUSED_PAYLOAD,
     "AuditTrail": AUDIT_TRAIL,
 }
 
@@ -918,7 +927,7 @@ class AutoSchema(SpectacularAutoSchema):
       503 with ``Retry-After``.
     """
 
-    def get_description(self) -> str:
+    def get_description(self) -> str:  # type: ignore[override]  # drf-spectacular's own
         """The operation's ``extend_schema`` description, else the view's own docstring — never
         one a view inherits from a mixin (written for developers, not integrators)."""
         if not type(self.view).__dict__.get("__doc__"):

@@ -17,6 +17,9 @@ type NamedOutcome = Schemas["NamedOutcome"];
 // -- no loose type anywhere: every component is free of `any` and `unknown`, deeply --------
 type IsAny<T> = 0 extends 1 & T ? true : false;
 type IsUnknown<T> = IsAny<T> extends true ? false : unknown extends T ? true : false;
+// A refused event's payload is what was sent, malformed or not: the one free-form body.
+type AsSent = Schemas["RefusedPayload"];
+type IsAsSent<T> = [T] extends [AsSent] ? ([AsSent] extends [T] ? true : false) : false;
 type Loose<T> = IsAny<T> extends true
   ? true
   : IsUnknown<T> extends true
@@ -26,9 +29,11 @@ type Loose<T> = IsAny<T> extends true
       : T extends readonly (infer E)[]
         ? Loose<E>
         : T extends object
-          ? true extends { [K in keyof T]-?: Loose<T[K]> }[keyof T]
-            ? true
-            : false
+          ? IsAsSent<T> extends true
+            ? false
+            : true extends { [K in keyof T]-?: Loose<T[K]> }[keyof T]
+              ? true
+              : false
           : false;
 type LooseComponents = {
   [K in keyof Schemas as Loose<Schemas[K]> extends true ? K : never]: Schemas[K];
