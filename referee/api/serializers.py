@@ -101,6 +101,11 @@ class RuleSetField(serializers.JSONField):
     """A rule set (R40), checked by the rules core (``RuleSet.from_dict``)."""
 
 
+@extend_schema_field(ref("GameStatus"))
+class GameStatusField(serializers.CharField):
+    """A game's status, ``open`` or ``closed`` (the ``GameStatus`` component)."""
+
+
 class GameCreateSerializer(StrictSerializer):
     """A new game: its five seats, and optionally its rule set and league."""
 
@@ -143,7 +148,7 @@ class GameListItemSerializer(serializers.Serializer):  # type: ignore[type-arg]
     """A game in the list of your games; its state is `GET /games/{id}/`."""
 
     id = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=["open", "closed"])
+    status = GameStatusField()
     created_at = serializers.DateTimeField()
     closed_at = serializers.DateTimeField(allow_null=True)
     players = serializers.ListField(

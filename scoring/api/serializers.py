@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from referee.api.schema import MAX_ID
-from referee.api.serializers import StrictSerializer
+from referee.api.serializers import GameStatusField, StrictSerializer
 from scoring.models import Club, Membership, Player, Season
 
 # -- clubs and members ---------------------------------------------------------------------
@@ -131,7 +131,7 @@ class ClubGameSeatSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 class ClubGameSerializer(serializers.Serializer):  # type: ignore[type-arg]
     id = serializers.UUIDField()
-    status = serializers.CharField()
+    status = GameStatusField()
     season = serializers.IntegerField(source="season_id", allow_null=True)
     created_at = serializers.DateTimeField()
     closed_at = serializers.DateTimeField(allow_null=True)
@@ -193,7 +193,7 @@ class PlayerGameSerializer(serializers.Serializer):  # type: ignore[type-arg]
     season = serializers.IntegerField(allow_null=True)
     season_name = serializers.CharField(allow_null=True)
     seat = serializers.IntegerField()
-    status = serializers.CharField()
+    status = GameStatusField()
     started_at = serializers.DateTimeField()
     last_played_at = serializers.DateTimeField()
     rounds_played = serializers.IntegerField()
