@@ -11,7 +11,8 @@ STAMP := $(VENV)/.installed
 PYTHON_BOOT := $(shell for p in python3.11 python3; do \
 	$$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: run demo test test-core bench bench-ladder lint schema schema-check install clean messages makemessages screenshots
+.PHONY: run demo test test-core bench bench-ladder lint schema schema-check install clean messages \
+	makemessages screenshots clients clients-check
 
 install: $(STAMP)
 
@@ -54,6 +55,7 @@ test: $(STAMP) messages
 	$(VENV)/bin/mypy referee scoring config
 	$(VENV)/bin/lint-imports --no-cache
 	$(MAKE) --no-print-directory schema-check
+	$(MAKE) --no-print-directory clients-check
 	@test -x "$${CHROMIUM:-/usr/bin/chromium}" || echo "make test: NOTE: no Chromium at \
 	$${CHROMIUM:-/usr/bin/chromium}, so the browser tests (pytest -m browser) will NOT run. \
 	To run them: apt-get install -y chromium (or CHROMIUM=/path/to/chromium)." >&2
@@ -90,5 +92,30 @@ schema: $(STAMP)
 schema-check: $(STAMP)
 	$(MANAGE) spectacular --validate --fail-on-warn --file /dev/null
 
+# The pinned npm tools of package-lock.json (openapi-typescript, typescript), re-installed
+# when package.json or the lock changes, like the venv.
+NODE_STAMP := node_modules/.installed
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# Typed clients for other apps, generated from the schema into clients/ (not committed):
+# clients/openapi.json, clients/python/ (openapi-python-client: a package, `pip install
+# clients/python`), clients/typescript/domeng.ts (openapi-typescript).
+CLIENTS_PY_CONFIG := tests/clients/openapi-python-client.yaml
+clients: $(STAMP) $(NODE_STAMP)
+	rm -rf clients
+	mkdir -p clients/typescript
+	$(MANAGE) spectacular --validate --fail-on-warn --format openapi-json --file clients/openapi.json
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/openapi-python-client generate --meta setup \
+		--path clients/openapi.json --config $(CLIENTS_PY_CONFIG) --output-path clients/python
+	node_modules/.bin/openapi-typescript clients/openapi.json -o clients/typescript/domeng.ts
+
+# The TypeScript half of the typed-client test (the Python half is tests/clients/): the
+# shapes the table uses, compiled against the generated types with tsc --strict.
+clients-check: clients
+	node_modules/.bin/tsc -p tests/clients/tsconfig.json
+
 clean:
-	rm -rf $(VENV) openapi.yaml .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) openapi.yaml .pytest_cache .ruff_cache .mypy_cache .hypothesis clients node_modules

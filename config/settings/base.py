@@ -132,7 +132,7 @@ STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "referee.api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "referee.api.problems.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["referee.api.parsers.CheckedJSONParser"],
@@ -209,6 +209,11 @@ SPECTACULAR_SETTINGS = {
         "names the rule id (`rule`, e.g. `R7`) and where it happened (`round`, `move`)."
     ),
     "SERVE_INCLUDE_SCHEMA": False,
+    # The shared components (Tile, Transfer, GameState, Problem…) first, then the enums.
+    "POSTPROCESSING_HOOKS": [
+        "referee.api.schema.add_components",
+        "drf_spectacular.hooks.postprocess_schema_enums",
+    ],
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

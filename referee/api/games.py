@@ -20,7 +20,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -35,16 +34,23 @@ from referee.api.auth import (
     client_ident,
     join_client,
 )
+from referee.api.pagination import MAX_PAGE, BoundedPageNumberPagination
 from referee.api.problems import PROBLEM_CONTENT_TYPE
 from referee.api.schema import (
+    ETAG_HEADER,
     EXAMPLE_RECORD,
-    PROBLEM_RESPONSE_GENERIC,
+    IF_NONE_MATCH_HEADER,
+    MAX_ID,
+    AuditTrailDocument,
     CorrectionResultDocument,
     EventResultDocument,
+    GameImportDocument,
     GameStateDocument,
     ProblemDocument,
     RecordDocument,
     ResultDocument,
+    SessionDocument,
+    problems,
 )
 from referee.computer import computer_seats_setup
 from referee.engine.records import replay_record
@@ -57,7 +63,7 @@ from scoring.api.serializers import GameLeagueQuerySerializer
 IDEMPOTENCY_KEY_MAX_LENGTH = 255
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key",
-    OpenApiTypes.STR,
+    {"type": "string", "minLength": 1, "maxLength": 255},
     OpenApiParameter.HEADER,
     required=False,
     description="Any unique string (≤ 255 characters). A retry with the same key and body "
@@ -65,7 +71,7 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 )
 IF_MATCH_HEADER = OpenApiParameter(
     "If-Match",
-    OpenApiTypes.STR,
+    {"type": "string", "example": '"7"'},
     OpenApiParameter.HEADER,
     required=False,
     description='`*` or the state\'s ETag (`"<version>"`), or a list of entity tags; compared '
@@ -81,25 +87,22 @@ IF_NONE_MATCH_WRITE_HEADER = OpenApiParameter(
     description="`*` (always fails: the game exists) or entity tags compared weakly; a write "
     "whose version one of them names gets 412.",
 )
+IDEMPOTENT_REPLAYED_HEADER = OpenApiParameter(
+    "Idempotent-Replayed",
+    {"type": "string", "enum": ["true"]},
+    OpenApiParameter.HEADER,
+    response=[200, 201],
+    description="Present on the first answer sent again for a retried `Idempotency-Key` "
+    "(which then carries no `ETag`).",
+)
+WRITE_HEADERS = [IDEMPOTENCY_HEADER, IF_MATCH_HEADER, ETAG_HEADER, IDEMPOTENT_REPLAYED_HEADER]
 
-PROBLEMS = {
-    (400, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
-    (401, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
-    (403, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
-    (404, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
-}
-WRITE_PROBLEMS = {
-    **PROBLEMS,
-    (409, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
-    (412, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
-    (422, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
-}
+# 400/401/403/404/406/413/415/429/503 are documented for every operation by ``AutoSchema``.
+PROBLEMS = problems(400)
+WRITE_PROBLEMS = problems(400, 409, 412, 422)
 # An event, an undo or an amendment from a table token that probed declared hands too
-# often is 429 ``probe_limited`` (R31).
-EVENT_PROBLEMS = {
-    **WRITE_PROBLEMS,
-    (429, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
-}
+# often is 429 ``probe_limited`` (R31), which ``AutoSchema`` documents on every operation.
+EVENT_PROBLEMS = WRITE_PROBLEMS
 STATE = OpenApiResponse(GameStateDocument, description="The game's state (see GET /games/{id}/).")
 EVENT_RESULT = OpenApiResponse(
     EventResultDocument,
@@ -230,9 +233,8 @@ def _validated(serializer_class: type[serializers.Serializer], request: Request)
     return dict(serializer.validated_data)
 
 
-class GamePagination(PageNumberPagination):
+class GamePagination(BoundedPageNumberPagination):
     page_size = 50
-    page_size_query_param = "page_size"
     max_page_size = 500
 
 
@@ -262,7 +264,11 @@ class GameListCreateView(generics.ListAPIView):  # type: ignore[type-arg]
         operation_id="games_create",
         tags=["games"],
         summary="Create a game",
+        description="Organisers only. Seats are guests' names or players of the `club`; "
+        "`rules` override the defaults (R40). The answer carries the table's `join_code` "
+        "and the first state.",
         request=s.GameCreateSerializer,
+        parameters=[ETAG_HEADER],
         responses={201: s.GameCreatedSerializer, **PROBLEMS},
         examples=[
             OpenApiExample(
@@ -308,7 +314,7 @@ class GameImportView(APIView):
         "nothing (422). The body is the record itself, or `{record, players?, played_at?}`: "
         "`players` names the seats by the club's player ids (or guests' names) and "
         "`played_at` dates its rounds in the league.",
-        request=OpenApiTypes.OBJECT,
+        request=GameImportDocument,
         examples=[
             OpenApiExample("A record", request_only=True, value=EXAMPLE_RECORD),
             OpenApiExample(
@@ -322,8 +328,16 @@ class GameImportView(APIView):
             ),
         ],
         parameters=[
-            OpenApiParameter("club", OpenApiTypes.STR, description="A club you organise (slug)."),
-            OpenApiParameter("season", OpenApiTypes.INT, description="One of its seasons (id)."),
+            OpenApiParameter(
+                "club",
+                {"type": "string", "pattern": r"^[-a-zA-Z0-9_]+$", "maxLength": 60},
+                description="A club you organise (slug).",
+            ),
+            OpenApiParameter(
+                "season",
+                {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+                description="One of its seasons (id).",
+            ),
         ],
         responses={201: s.GameCreatedSerializer, **WRITE_PROBLEMS},
     )
@@ -368,9 +382,7 @@ class JoinView(APIView):
         request=s.JoinSerializer,
         responses={
             201: s.JoinedSerializer,
-            **PROBLEMS,
-            (409, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
-            (429, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
+            **problems(400, 404, 409, 429),  # 404: no game has this join code
         },
     )
     def post(self, request: Request) -> Response:
@@ -404,7 +416,7 @@ class JoinLockoutLiftView(APIView):
         "phones): by default the address you call from, e.g. the club's Wi-Fi; staff may "
         "name any address.",
         request=s.LockoutLiftSerializer,
-        responses={200: OpenApiTypes.OBJECT, **PROBLEMS},
+        responses={200: s.LockoutLiftedSerializer, **PROBLEMS},
     )
     def post(self, request: Request) -> Response:
         data = _validated(s.LockoutLiftSerializer, request)
@@ -429,7 +441,14 @@ class GameDetailView(GameMixin, APIView):
         "`ETag` (the version); `If-None-Match` with it (`*`, or a list of tags compared "
         "weakly: `W/\"3\"` names version 3) gets 304 while nothing changed; a malformed one "
         "400 (`precondition_invalid`).",
-        responses={200: STATE, 304: OpenApiResponse(description="Not modified."), **PROBLEMS},
+        parameters=[IF_NONE_MATCH_HEADER, ETAG_HEADER],
+        responses={
+            200: STATE,
+            304: OpenApiResponse(
+                description="Not modified: the game is still at the version "
+                "`If-None-Match` named. No body."
+            ),
+        },
     )
     def get(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
@@ -474,8 +493,8 @@ class MoveView(_EventView):
         "core checks it (R5–R17, R30–R34); an illegal move gets 422 with the rule's `code` "
         "and id and changes nothing (it is logged as refused).",
         request=s.MoveSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
-        responses={201: EVENT_RESULT, **EVENT_PROBLEMS},
+        parameters=[*WRITE_HEADERS, IF_NONE_MATCH_WRITE_HEADER],
+        responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
         examples=[
             OpenApiExample("A play", request_only=True, value={"seat": 3, "tile": "4-6"}),
             OpenApiExample(
@@ -504,8 +523,8 @@ class HandView(_EventView):
         "other token can read them until the round is over; from then on the referee "
         "checks that seat fully.",
         request=s.HandSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
-        responses={201: EVENT_RESULT, **EVENT_PROBLEMS},
+        parameters=[*WRITE_HEADERS, IF_NONE_MATCH_WRITE_HEADER],
+        responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         return super().post(request, game_id)
@@ -524,8 +543,8 @@ class RevealView(_EventView):
         description="`{seat, tiles}` (checked, R33) or `{seat, pips}` (R18). Once every seat "
         "is known the round is settled (MATTIKKENG, winner, CUCUQ, stones).",
         request=s.RevealSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
-        responses={201: EVENT_RESULT, **EVENT_PROBLEMS},
+        parameters=[*WRITE_HEADERS, IF_NONE_MATCH_WRITE_HEADER],
+        responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         return super().post(request, game_id)
@@ -541,8 +560,8 @@ class UndoView(GameMixin, APIView):
         description="The last live event is revoked (kept in the audit trail). Undoing a "
         "round's last move reopens it until the next round's first move.",
         request=s.UndoSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
-        responses={200: CORRECTION_RESULT, **EVENT_PROBLEMS},
+        parameters=[*WRITE_HEADERS, IF_NONE_MATCH_WRITE_HEADER],
+        responses={200: CORRECTION_RESULT, **WRITE_PROBLEMS},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
@@ -569,8 +588,8 @@ class EventAmendView(GameMixin, APIView):
         "event is replayed through the rules; if one becomes impossible the amendment is "
         "refused (422 with that event's code) and nothing changes.",
         request=s.AmendSerializer,
-        parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
-        responses={200: CORRECTION_RESULT, **EVENT_PROBLEMS},
+        parameters=[*WRITE_HEADERS, IF_NONE_MATCH_WRITE_HEADER],
+        responses={200: CORRECTION_RESULT, **WRITE_PROBLEMS},
     )
     def put(self, request: Request, game_id: Any, position: int) -> Response:
         game = self.get_game(request, game_id)
@@ -588,18 +607,22 @@ class EventAmendView(GameMixin, APIView):
         )
 
 
-class AuditPagination(PageNumberPagination):
+class AuditPagination(BoundedPageNumberPagination):
     """A page of each list of the audit trail (``page``, ``page_size`` ≤ 500)."""
 
     page_size = 100
-    page_size_query_param = "page_size"
-    max_page_size = 500
 
 
 AUDIT_PAGE_PARAMETERS = [
-    OpenApiParameter("page", OpenApiTypes.INT, description="The page, from 1."),
     OpenApiParameter(
-        "page_size", OpenApiTypes.INT, description="Entries of each list per page (≤ 500)."
+        "page",
+        {"type": "integer", "minimum": 1, "maximum": MAX_PAGE},
+        description="The page, from 1.",
+    ),
+    OpenApiParameter(
+        "page_size",
+        {"type": "integer", "minimum": 1, "maximum": AuditPagination.max_page_size},
+        description="Entries of each list per page (≤ 500).",
     ),
 ]
 
@@ -619,7 +642,7 @@ class EventLogView(GameMixin, APIView):
         "that declared it (R31). `alerts` (a phone that probed declared "
         "hands) are shown to the organiser and to the phones of the seats concerned.",
         parameters=AUDIT_PAGE_PARAMETERS,
-        responses={200: OpenApiTypes.OBJECT, **PROBLEMS},
+        responses={200: AuditTrailDocument},
     )
     def get(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
@@ -736,7 +759,7 @@ class SessionStartView(GameMixin, APIView):
         "the next leader carry over.",
         request=None,
         parameters=[IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
-        responses={201: OpenApiTypes.OBJECT, **WRITE_PROBLEMS},
+        responses={201: SessionDocument, **problems(409, 412)},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
@@ -754,9 +777,10 @@ class SessionEndView(GameMixin, APIView):
         operation_id="games_sessions_end",
         tags=["sessions"],
         summary="End the session",
+        description="Ends the open sitting (R27); the game stays open for the next one.",
         request=None,
         parameters=[IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
-        responses={200: OpenApiTypes.OBJECT, **WRITE_PROBLEMS},
+        responses={200: SessionDocument, **problems(409, 412)},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
@@ -782,11 +806,7 @@ class GameCloseView(GameMixin, APIView):
         "`precondition_required` without it, 412 when stale).",
         request=None,
         parameters=[IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
-        responses={
-            200: STATE,
-            **WRITE_PROBLEMS,
-            (428, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC,
-        },
+        responses={200: STATE, **problems(409, 412, 428)},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
@@ -872,7 +892,7 @@ class GameRecordView(GameMixin, APIView):
         tags=["records"],
         summary="Export the game's record",
         description="`domeng-record/1`: replaying it gives exactly the stored game's result.",
-        responses={200: RecordDocument, **PROBLEMS},
+        responses={200: RecordDocument},
     )
     def get(self, request: Request, game_id: Any) -> Response:
         return Response(services.game_export(self.get_game(request, game_id)))
@@ -907,7 +927,7 @@ class GameResultView(GameMixin, APIView):
         tags=["records"],
         summary="The game's result",
         description="`domeng-result/1` of the stored game.",
-        responses={200: ResultDocument, **PROBLEMS},
+        responses={200: ResultDocument},
     )
     def get(self, request: Request, game_id: Any) -> Response:
         return Response(replay_record(services.game_export(self.get_game(request, game_id))))

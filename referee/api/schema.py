@@ -1,47 +1,113 @@
-"""OpenAPI documentation of the API's bodies: the record, the result and the problem envelope.
+"""OpenAPI documentation of the API's bodies: the record, the result, the table's state,
+the audit trail and the problem envelope, as reusable components.
 
-The shapes are those of RECORD.md and are written as JSON Schema (OpenAPI 3.0
-dialect) because the rules engine, not a serializer, validates a record: a DRF
-serializer here would be a second, diverging validator. The serializer classes
-below carry no fields and validate nothing; they only give each schema a
-component name through ``JsonSchemaExtension``.
+The shapes are those of RECORD.md and of ``referee.selectors.game_state``, written as JSON
+Schema (OpenAPI 3.0 dialect) because the rules engine, not a serializer, validates a record
+and builds a state: a DRF serializer here would be a second, diverging validator. Each
+shape is one named component (``COMPONENTS``) that the others reference with ``ref``; the
+postprocessing hook ``add_components`` publishes them all, so any operation (or a new one)
+can point at ``ref("GameState")`` or return one of the ``…Document`` serializers below.
+Those serializers carry no fields and validate nothing; they only name a component through
+``JsonSchemaExtension``.
+
+``AutoSchema`` (``DEFAULT_SCHEMA_CLASS``) adds what every operation shares: the problems
+any request can meet (401/403 with credentials, 404 with a path, 406, 413/415 with a body,
+429, 503 with ``Retry-After``), the one kind of credential the view accepts, and
+``additionalProperties: false`` on the bodies that refuse unknown fields
+(``StrictSerializer``).
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any, ClassVar
 
 from drf_spectacular.extensions import OpenApiSerializerExtension
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse
+from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from drf_spectacular.plumbing import ResolvedComponent
+from drf_spectacular.settings import spectacular_settings
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
 from referee.api.problems import PROBLEM_CONTENT_TYPE
-from referee.engine.strategies import STRATEGIES
 
 Schema = dict[str, Any]
 
+COMPONENT_PREFIX = "#/components/schemas/"
+
+
+def ref(name: str, **siblings: Any) -> Schema:
+    """A reference to the component ``name``; ``nullable=True`` (OpenAPI 3.0) wraps it in
+    ``allOf`` so that the flag is not a sibling of ``$ref`` (which 3.0 ignores)."""
+    if siblings:
+        return {"allOf": [{"$ref": COMPONENT_PREFIX + name}], **siblings}
+    return {"$ref": COMPONENT_PREFIX + name}
+
+
+# -- values ----------------------------------------------------------------------------------
+
+MAX_ID = 2**63 - 1
+"""The largest id the database holds (``BigAutoField``): ids in paths and queries stay under it."""
 SEAT: Schema = {"type": "integer", "minimum": 0, "maximum": 4}
 NULLABLE_SEAT: Schema = {**SEAT, "nullable": True}
 STONES: Schema = {"type": "integer", "minimum": 0}
-TILE: Schema = {
+PIPS: Schema = {"type": "integer", "minimum": 0, "maximum": 6}
+PIP_SUM: Schema = {"type": "integer", "minimum": 0, "maximum": 60}
+ROUND_NUMBER: Schema = {"type": "integer", "minimum": 1}
+POSITION: Schema = {"type": "integer", "minimum": 0}
+DATE_TIME: Schema = {"type": "string", "format": "date-time"}
+TILE_SCHEMA: Schema = {
     "type": "string",
     "pattern": r"^([0-6]-[0-6]|[0-6]\|[0-6]|\[[0-6]\|[0-6]\])$",
     "description": "A tile written `a-b`, `a|b` or `[a|b]`, halves in either order (R1).",
     "example": "6-4",
 }
+TILE: Schema = ref("Tile")
+TILES: Schema = {"type": "array", "items": TILE}
 SEAT_KEYS = 'Keys are seats written as strings, `"0"` to `"4"`.'
+NAMED_OUTCOMES = [
+    "PASS",
+    "PASSEBUNGE",
+    "MAPPAKULING",
+    "FIRST CAPPU",
+    "CEKI",
+    "POLLO",
+    "MANGUNO",
+    "MATTIKKENG",
+    "CUCUQ",
+    "CAMAT",
+]
+NAMED: Schema = {
+    "type": "array",
+    "items": ref("NamedOutcome"),
+    "description": "The table's words for what happened, in order.",
+}
+TRANSFERS: Schema = {
+    "type": "array",
+    "items": ref("Transfer"),
+    "description": "Every movement of stones, in order (R23).",
+}
+REMAINING_PIPS: Schema = {
+    "type": "array",
+    "nullable": True,
+    "items": PIP_SUM,
+    "minItems": 5,
+    "maxItems": 5,
+    "description": "Blocked round (R18): each seat's remaining pip sum; else `null`.",
+}
+
+# -- a record (RECORD.md) --------------------------------------------------------------------
 
 PLAY: Schema = {
     "type": "object",
-    "title": "Play",
+    "description": "A play: the seat lays a tile on the chain (R6–R8, R11).",
     "required": ["seat", "tile"],
+    "additionalProperties": False,
     "properties": {
         "seat": SEAT,
         "tile": TILE,
         "on": {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": 6,
+            **PIPS,
             "description": "The value of the open end the tile goes on; needed only when "
             "the tile fits two open ends of different values (R11).",
         },
@@ -49,9 +115,79 @@ PLAY: Schema = {
 }
 PASS: Schema = {
     "type": "object",
-    "title": "Pass",
+    "description": "A pass: the seat holds no tile that fits (R9, R10).",
     "required": ["seat", "pass"],
-    "properties": {"seat": SEAT, "pass": {"type": "boolean", "enum": [True]}},
+    "additionalProperties": False,
+    "properties": {"seat": SEAT, "pass": {"type": "boolean", "description": "Always `true`."}},
+}
+RULE_SET: Schema = {
+    "type": "object",
+    "description": "Overrides of the default rule set (R40), fixed for the game's life; "
+    "unknown keys are an error (`record_invalid`).",
+    "additionalProperties": False,
+    "properties": {
+        "starting_stones": STONES,
+        "pass_stones": STONES,
+        "passebunge_stones": STONES,
+        "cucuq_stones": STONES,
+        "ceki_stones": STONES,
+        "pollo_stones": STONES,
+        "manguno_stones": STONES,
+        "manguno_reduced_stones": STONES,
+        "first_lead_doubles": {"type": "array", "items": TILE, "minItems": 1},
+        "closing_pass_counts": {"type": "boolean"},
+    },
+}
+RECORD_ROUND: Schema = {
+    "type": "object",
+    "description": "One round of a record: its events in order, and what the table "
+    "declared or revealed.",
+    "required": ["moves"],
+    "additionalProperties": False,
+    "properties": {
+        "moves": {"type": "array", "items": {"oneOf": [ref("Play"), ref("Pass")]}},
+        "hands": {
+            "type": "object",
+            "nullable": True,
+            "description": "Declared hands (R31): seat → its five tiles. " + SEAT_KEYS,
+            "additionalProperties": {"type": "array", "items": TILE, "minItems": 5, "maxItems": 5},
+        },
+        "reveal": {
+            "type": "object",
+            "nullable": True,
+            "description": "Blocked round only (R18): seat → the tiles it still holds. "
+            + SEAT_KEYS,
+            "additionalProperties": TILES,
+        },
+        "pips": {
+            "type": "object",
+            "nullable": True,
+            "description": "Blocked round only (R18): seat → its remaining pip sum, for "
+            "seats not in `reveal`. " + SEAT_KEYS,
+            "additionalProperties": PIP_SUM,
+        },
+        "void": {
+            "type": "object",
+            "nullable": True,
+            "description": "The organiser voided the round (R35): its events are only "
+            "checked for form, it moves no stone.",
+            "required": ["reason"],
+            "additionalProperties": False,
+            "properties": {"reason": {"type": "string", "minLength": 1}},
+        },
+        "adjustments": {
+            "type": "array",
+            "nullable": True,
+            "description": "Stones moved by the organiser after the round (R36).",
+            "items": ref("Adjustment"),
+        },
+        "substitutes": {
+            "type": "object",
+            "nullable": True,
+            "description": "From this round on, seat → who sits it (R38). " + SEAT_KEYS,
+            "additionalProperties": {"type": "string", "minLength": 1},
+        },
+    },
 }
 
 ADJUSTMENT: Schema = {
@@ -59,9 +195,10 @@ ADJUSTMENT: Schema = {
     "description": "Stones moved by the organiser after a round's awards (R36): nobody gives "
     "more than they hold; never elects a CAMAT.",
     "required": ["from", "to", "stones", "reason"],
+    "additionalProperties": False,
     "properties": {
-        "from": {"oneOf": [{"type": "string", "enum": ["table"]}, SEAT]},
-        "to": {"oneOf": [{"type": "string", "enum": ["table"]}, SEAT]},
+        "from": ref("TransferSource"),
+        "to": ref("TransferSource"),
         "stones": {"type": "integer", "minimum": 1},
         "reason": {"type": "string", "minLength": 1},
     },
@@ -72,6 +209,7 @@ RECORD: Schema = {
     "type": "object",
     "description": "A game record (`domeng-record/1`): the seats and every event, in order.",
     "required": ["format", "players", "rounds"],
+    "additionalProperties": False,
     "properties": {
         "format": {"type": "string", "enum": ["domeng-record/1"]},
         "players": {
@@ -81,209 +219,112 @@ RECORD: Schema = {
             "minItems": 5,
             "maxItems": 5,
         },
-        "rules": {
-            "type": "object",
-            "nullable": True,
-            "description": "Overrides of the default rule set (R40); unknown keys are an error.",
-            "additionalProperties": False,
-            "properties": {
-                "starting_stones": STONES,
-                "pass_stones": STONES,
-                "passebunge_stones": STONES,
-                "cucuq_stones": STONES,
-                "ceki_stones": STONES,
-                "pollo_stones": STONES,
-                "manguno_stones": STONES,
-                "manguno_reduced_stones": STONES,
-                "first_lead_doubles": {"type": "array", "items": TILE, "minItems": 1},
-                "closing_pass_counts": {"type": "boolean"},
-            },
-        },
+        "rules": ref("RuleSet", nullable=True),
         "rounds": {
             "type": "array",
             "description": "Only the last round may be unfinished.",
-            "items": {
-                "type": "object",
-                "required": ["moves"],
-                "properties": {
-                    "moves": {"type": "array", "items": {"oneOf": [PLAY, PASS]}},
-                    "hands": {
-                        "type": "object",
-                        "nullable": True,
-                        "description": "Declared hands (R31): seat → its five tiles. " + SEAT_KEYS,
-                        "additionalProperties": {
-                            "type": "array",
-                            "items": TILE,
-                            "minItems": 5,
-                            "maxItems": 5,
-                        },
-                    },
-                    "reveal": {
-                        "type": "object",
-                        "nullable": True,
-                        "description": "Blocked round only (R18): seat → the tiles it still "
-                        "holds. " + SEAT_KEYS,
-                        "additionalProperties": {"type": "array", "items": TILE},
-                    },
-                    "pips": {
-                        "type": "object",
-                        "nullable": True,
-                        "description": "Blocked round only (R18): seat → its remaining pip "
-                        "sum, for seats not in `reveal`. " + SEAT_KEYS,
-                        "additionalProperties": {"type": "integer", "minimum": 0},
-                    },
-                    "void": {
-                        "type": "object",
-                        "nullable": True,
-                        "description": "The organiser voided the round (R35): its events are "
-                        "only checked for form, it moves no stone.",
-                        "required": ["reason"],
-                        "properties": {"reason": {"type": "string", "minLength": 1}},
-                    },
-                    "adjustments": {
-                        "type": "array",
-                        "nullable": True,
-                        "description": "Stones moved by the organiser after the round (R36).",
-                        "items": ADJUSTMENT,
-                    },
-                    "substitutes": {
-                        "type": "object",
-                        "nullable": True,
-                        "description": "From this round on, seat → who sits it (R38). " + SEAT_KEYS,
-                        "additionalProperties": {"type": "string", "minLength": 1},
-                    },
-                },
-            },
+            "items": ref("RecordRound"),
         },
     },
 }
 
+# -- a result (RECORD.md) --------------------------------------------------------------------
+
+TRANSFER: Schema = {
+    "type": "object",
+    "description": "Stones moving from the table or a seat to a seat (R23).",
+    "required": ["move", "from", "to", "stones", "reason"],
+    "properties": {
+        "move": {
+            **POSITION,
+            "nullable": True,
+            "description": "The pass's index in the round's `moves`; `null` for the "
+            "end-of-round award and an adjustment (R36).",
+        },
+        "from": ref("TransferSource"),
+        "to": ref("TransferSource", description="A seat; `table` only for an adjustment (R36)."),
+        "stones": {"type": "integer", "minimum": 1},
+        "reason": ref("TransferReason"),
+    },
+}
+STANDING_AFTER: Schema = {
+    "type": "object",
+    "description": "The state once the round (and any CAMAT reset, R25) is complete; for "
+    "an unfinished round, the state now.",
+    "required": ["table", "stones", "camat", "next_leader"],
+    "properties": {
+        "table": STONES,
+        "stones": {"type": "array", "items": STONES, "minItems": 5, "maxItems": 5},
+        "camat": NULLABLE_SEAT,
+        "next_leader": NULLABLE_SEAT,
+    },
+}
+RESULT_ROUND: Schema = {
+    "type": "object",
+    "description": "What the rules conclude from one round.",
+    "required": [
+        "number",
+        "leader",
+        "ending",
+        "finish",
+        "first_cappu",
+        "manguno",
+        "mattikkeng",
+        "cucuq",
+        "winner",
+        "remaining_pips",
+        "transfers",
+        "camat_elected",
+        "after",
+        "void",
+    ],
+    "properties": {
+        "number": ROUND_NUMBER,
+        "void": {
+            "type": "boolean",
+            "description": "Voided by the organiser (R35): it names nothing and moves no stone "
+            "but its adjustments.",
+        },
+        "leader": NULLABLE_SEAT,
+        "ending": ref(
+            "RoundEnding", nullable=True, description="`null` while the round is still in play."
+        ),
+        "finish": ref(
+            "CappuFinish",
+            nullable=True,
+            description="How a FIRST CAPPU finished (R14–R16); else `null`.",
+        ),
+        "first_cappu": NULLABLE_SEAT,
+        "manguno": NULLABLE_SEAT,
+        "mattikkeng": {"type": "array", "items": SEAT},
+        "cucuq": NULLABLE_SEAT,
+        "winner": NULLABLE_SEAT,
+        "remaining_pips": REMAINING_PIPS,
+        "transfers": TRANSFERS,
+        "camat_elected": NULLABLE_SEAT,
+        "after": ref("StandingAfter"),
+    },
+}
 RESULT: Schema = {
     "type": "object",
     "description": "What the rules conclude from a record (`domeng-result/1`).",
     "required": ["format", "rounds"],
     "properties": {
         "format": {"type": "string", "enum": ["domeng-result/1"]},
-        "rounds": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": [
-                    "number",
-                    "leader",
-                    "ending",
-                    "finish",
-                    "first_cappu",
-                    "manguno",
-                    "mattikkeng",
-                    "cucuq",
-                    "winner",
-                    "remaining_pips",
-                    "transfers",
-                    "camat_elected",
-                    "after",
-                    "void",
-                ],
-                "properties": {
-                    "number": {"type": "integer", "minimum": 1},
-                    "void": {
-                        "type": "boolean",
-                        "description": "Voided by the organiser (R35): it names nothing and "
-                        "moves no stone but its adjustments.",
-                    },
-                    "leader": NULLABLE_SEAT,
-                    "ending": {
-                        "type": "string",
-                        "nullable": True,
-                        "enum": ["cappu", "blocked", None],
-                        "description": "`null` while the round is still in play.",
-                    },
-                    "finish": {
-                        "type": "string",
-                        "nullable": True,
-                        "enum": ["plain", "ceki", "pollo", None],
-                        "description": "How a FIRST CAPPU finished (R14–R16); else `null`.",
-                    },
-                    "first_cappu": NULLABLE_SEAT,
-                    "manguno": NULLABLE_SEAT,
-                    "mattikkeng": {"type": "array", "items": SEAT},
-                    "cucuq": NULLABLE_SEAT,
-                    "winner": NULLABLE_SEAT,
-                    "remaining_pips": {
-                        "type": "array",
-                        "nullable": True,
-                        "items": {"type": "integer", "minimum": 0},
-                        "minItems": 5,
-                        "maxItems": 5,
-                    },
-                    "transfers": {
-                        "type": "array",
-                        "description": "Every movement of stones, in order (R23).",
-                        "items": {
-                            "type": "object",
-                            "required": ["move", "from", "to", "stones", "reason"],
-                            "properties": {
-                                "move": {
-                                    "type": "integer",
-                                    "minimum": 0,
-                                    "nullable": True,
-                                    "description": "The pass's index in `moves`; `null` for "
-                                    "the end-of-round award and an adjustment.",
-                                },
-                                "from": {
-                                    "oneOf": [{"type": "string", "enum": ["table"]}, SEAT],
-                                },
-                                "to": {
-                                    "oneOf": [{"type": "string", "enum": ["table"]}, SEAT],
-                                    "description": "A seat; `table` only for an adjustment.",
-                                },
-                                "stones": {"type": "integer", "minimum": 1},
-                                "reason": {
-                                    "type": "string",
-                                    "enum": [
-                                        "pass",
-                                        "passebunge",
-                                        "cappu",
-                                        "ceki",
-                                        "pollo",
-                                        "manguno",
-                                        "mattikkeng",
-                                        "adjustment",
-                                    ],
-                                },
-                            },
-                        },
-                    },
-                    "camat_elected": NULLABLE_SEAT,
-                    "after": {
-                        "type": "object",
-                        "description": "The state once the round (and any CAMAT reset, R25) "
-                        "is complete; for an unfinished round, the state now.",
-                        "required": ["table", "stones", "camat", "next_leader"],
-                        "properties": {
-                            "table": STONES,
-                            "stones": {
-                                "type": "array",
-                                "items": STONES,
-                                "minItems": 5,
-                                "maxItems": 5,
-                            },
-                            "camat": NULLABLE_SEAT,
-                            "next_leader": NULLABLE_SEAT,
-                        },
-                    },
-                },
-            },
-        },
+        "rounds": {"type": "array", "items": ref("ResultRound")},
     },
 }
+
+# -- the problem envelope --------------------------------------------------------------------
 
 PROBLEM: Schema = {
     "type": "object",
     "description": "Every error of the API: RFC 9457 problem details "
     "(`application/problem+json`) with a stable machine-readable `code`. A rule "
     "violation adds `rule`, `round` and `move` (and `contradicts` for R32); a "
-    "request that fails field validation adds `errors`.",
+    "request that fails field validation adds `errors`; a stale write (409 "
+    "`version_mismatch`, 412 `precondition_failed`) adds the current `state`, from "
+    "which the client catches up.",
     "required": ["type", "title", "status", "detail", "code"],
     "properties": {
         "type": {
@@ -292,14 +333,19 @@ PROBLEM: Schema = {
             "description": "Identifies the problem type: `urn:domeng:problem:` + `code`.",
         },
         "title": {"type": "string", "description": "Short summary of the problem type."},
-        "status": {"type": "integer", "description": "The HTTP status code."},
+        "status": {
+            "type": "integer",
+            "minimum": 400,
+            "maximum": 599,
+            "description": "The HTTP status code.",
+        },
         "detail": {"type": "string", "description": "What went wrong, in the request's language."},
         "code": {
             "type": "string",
             "description": "Stable snake_case code; never changes (RECORD.md lists the "
             "referee's codes; `parse_error`, `invalid`, `not_found`, `method_not_allowed`, "
-            "`unsupported_media_type`, `not_acceptable`, `throttled`, `server_error`, … "
-            "come from HTTP).",
+            "`unsupported_media_type`, `not_acceptable`, `throttled`, "
+            "`request_too_large`, `database_busy`, … come from HTTP).",
         },
         "rule": {
             "type": "string",
@@ -307,75 +353,75 @@ PROBLEM: Schema = {
             "description": "Rule id of RULES.md, e.g. `R7`; `null` for a fault of the format.",
         },
         "round": {
-            "type": "integer",
-            "minimum": 1,
+            **ROUND_NUMBER,
             "nullable": True,
             "description": "1-based round; `null` for the record's header.",
         },
         "move": {
-            "type": "integer",
-            "minimum": 0,
+            **POSITION,
             "nullable": True,
             "description": "0-based index in that round's `moves`; `null` when elsewhere.",
         },
-        "contradicts": {
-            "type": "object",
-            "description": "The earlier event this one contradicts (R32).",
-            "properties": {
-                "round": {"type": "integer", "minimum": 1},
-                "move": {"type": "integer", "minimum": 0, "nullable": True},
-            },
-        },
+        "contradicts": ref("Contradiction"),
         "errors": {
             "type": "array",
             "description": "Field errors.",
-            "items": {
-                "type": "object",
-                "required": ["field", "code", "detail"],
-                "properties": {
-                    "field": {
-                        "type": "string",
-                        "nullable": True,
-                        "description": "Dotted path of the field; `null` for the whole body.",
-                    },
-                    "code": {"type": "string"},
-                    "detail": {"type": "string"},
-                },
-            },
+            "items": ref("FieldError"),
         },
+        "state": ref("GameState"),
+    },
+}
+CONTRADICTION: Schema = {
+    "type": "object",
+    "description": "The earlier event this one contradicts (R32).",
+    "required": ["round"],
+    "properties": {
+        "round": ROUND_NUMBER,
+        "move": {**POSITION, "nullable": True},
+    },
+}
+FIELD_ERROR: Schema = {
+    "type": "object",
+    "description": "One refused field of a request.",
+    "required": ["field", "code", "detail"],
+    "properties": {
+        "field": {
+            "type": "string",
+            "nullable": True,
+            "description": "Dotted path of the field; `null` for the whole body.",
+        },
+        "code": {"type": "string", "description": "Stable code, e.g. `required`, `invalid`."},
+        "detail": {"type": "string"},
     },
 }
 
-
 # -- stored games: what ``referee.selectors.game_state`` and the services answer ----------
 
-TRANSFER: Schema = RESULT["properties"]["rounds"]["items"]["properties"]["transfers"]["items"]
-TRANSFERS: Schema = {"type": "array", "items": TRANSFER}
-NAMED: Schema = {
-    "type": "array",
-    "items": {"type": "string"},
-    "description": "The table's words: PASS, PASSEBUNGE, MAPPAKULING, FIRST CAPPU, CEKI, "
-    "POLLO, MANGUNO, MATTIKKENG, CUCUQ, CAMAT.",
-}
-PIPS: Schema = {"type": "integer", "minimum": 0, "maximum": 6}
-DATE_TIME: Schema = {"type": "string", "format": "date-time"}
-EVENT_KIND: Schema = {
-    "type": "string",
-    "enum": ["move", "hand", "reveal", "void", "adjustment", "substitute"],
-    "description": "An event of play, or an organiser's ruling (R35, R36, R38).",
-}
 # The event's own fields, in record form (RECORD.md): a play, a pass, a hand, a reveal.
 EVENT_FIELDS: Schema = {
     "seat": SEAT,
     "tile": TILE,
     "on": {**PIPS, "nullable": True},
     "pass": {"type": "boolean"},
-    "tiles": {"type": "array", "items": TILE, "nullable": True},
-    "pips": {"type": "integer", "minimum": 0},
-    "ruling": {
-        "type": "object",
-        "description": "A ruling's fields as the organiser entered them (R35, R36, R38).",
-    },
+    "tiles": {**TILES, "nullable": True},
+    "pips": PIP_SUM,
+    # The organiser's rulings (R35, R36, R38) name their round and give their reason.
+    "round": ROUND_NUMBER,
+    "reason": {"type": "string"},
+    "from": ref("TransferSource"),
+    "to": ref("TransferSource"),
+    "stones": {"type": "integer", "minimum": 1},
+    "name": {"type": "string"},
+}
+EVENT_KIND: Schema = ref("EventKind")
+EVENT_PAYLOAD: Schema = {
+    "type": "object",
+    "description": "An event's fields in record form: a play `{seat, tile, on?}`, a pass "
+    "`{seat, pass}`, a declared hand `{seat, tiles}` (`tiles` is `null` for every reader "
+    "but the declaring seat, R31), a reveal `{seat, tiles}` or `{seat, pips}` (R18); a "
+    "ruling: a void `{round, reason}` (R35), an adjustment `{round, from, to, stones, "
+    "reason}` (R36), a substitute `{round, seat, name}` (R38).",
+    "properties": EVENT_FIELDS,
 }
 
 OUTCOME: Schema = {
@@ -398,33 +444,108 @@ OUTCOME: Schema = {
         "camat_elected",
     ],
     "properties": {
-        "number": {"type": "integer", "minimum": 1},
-        "ending": {"type": "string", "nullable": True, "enum": ["cappu", "blocked", None]},
-        "finish": {"type": "string", "nullable": True, "enum": ["plain", "ceki", "pollo", None]},
-        "void": {
-            "type": "object",
-            "nullable": True,
-            "description": "The organiser voided the round (R35), and why.",
-            "properties": {"reason": {"type": "string"}},
-        },
+        "number": ROUND_NUMBER,
+        "ending": ref("RoundEnding"),
+        "finish": ref("CappuFinish", nullable=True),
         "named": NAMED,
         "first_cappu": NULLABLE_SEAT,
         "manguno": NULLABLE_SEAT,
         "mattikkeng": {"type": "array", "items": SEAT},
         "cucuq": NULLABLE_SEAT,
         "winner": NULLABLE_SEAT,
-        "remaining_pips": {
-            "type": "array",
-            "nullable": True,
-            "items": {"type": "integer", "minimum": 0},
-            "minItems": 5,
-            "maxItems": 5,
-        },
+        "remaining_pips": REMAINING_PIPS,
         "transfers": TRANSFERS,
         "camat_elected": NULLABLE_SEAT,
     },
 }
-
+ROUND_STATE: Schema = {
+    "type": "object",
+    "description": "The round in play, or the next one while waiting for its lead.",
+    "required": [
+        "number",
+        "status",
+        "leader",
+        "chain",
+        "ends",
+        "playable",
+        "awaiting_reveal",
+        "previous",
+    ],
+    "properties": {
+        "number": ROUND_NUMBER,
+        "status": ref("RoundStatus"),
+        "leader": NULLABLE_SEAT,
+        "chain": {**TILES, "description": "Left to right, each tile as laid."},
+        "ends": {
+            "type": "array",
+            "nullable": True,
+            "items": PIPS,
+            "minItems": 2,
+            "maxItems": 2,
+            "description": "The chain's two open ends; `null` before the lead.",
+        },
+        "playable": {
+            "type": "object",
+            "description": 'Open end\'s value (`"0"` to `"6"`) → the tiles that can still '
+            "go on it.",
+            "additionalProperties": TILES,
+        },
+        "awaiting_reveal": {"type": "array", "items": SEAT},
+        "previous": ref(
+            "Outcome", nullable=True, description="Before a round's lead: how the last one ended."
+        ),
+        "outcome": ref("Outcome", nullable=True, description="How this round ended, once it has."),
+    },
+}
+SEAT_STATE: Schema = {
+    "type": "object",
+    "description": "One seat as the table sees it.",
+    "required": [
+        "seat",
+        "name",
+        "stones",
+        "is_camat",
+        "tiles_played",
+        "tiles_left",
+        "passed_on",
+        "has_declared",
+        "hand",
+    ],
+    "properties": {
+        "seat": SEAT,
+        "name": {"type": "string"},
+        "stones": STONES,
+        "is_camat": {"type": "boolean"},
+        "tiles_played": TILES,
+        "tiles_left": {"type": "integer", "minimum": 0, "maximum": 5},
+        "passed_on": {
+            "type": "array",
+            "items": PIPS,
+            "description": "End values this seat passed on this round (R9).",
+        },
+        "has_declared": {"type": "boolean"},
+        "hand": {
+            **TILES,
+            "nullable": True,
+            "description": "The declared hand, to its own seat's phone while the round is in "
+            "play and to everyone once it is over (R31); else `null`.",
+        },
+    },
+}
+TABLE_EVENT: Schema = {
+    "type": "object",
+    "description": "One of the round's last events with what it caused.",
+    "required": ["position", "kind", "round", "seat", "named", "transfers"],
+    "properties": {
+        "position": POSITION,
+        "kind": EVENT_KIND,
+        "round": ROUND_NUMBER,
+        **EVENT_FIELDS,
+        "named": NAMED,
+        "transfers": TRANSFERS,
+        "entered_by": {"type": "string"},
+    },
+}
 GAME_STATE: Schema = {
     "type": "object",
     "description": "What the table sees now. `turn` is the seat that must move, or `null` "
@@ -448,129 +569,36 @@ GAME_STATE: Schema = {
         "version": {
             "type": "integer",
             "minimum": 0,
-            "description": "Increases with every change; the `ETag`.",
+            "description": 'Increases with every change; the `ETag` is `"<version>"`.',
         },
-        "status": {"type": "string", "enum": ["open", "closed"]},
+        "status": ref("GameStatus"),
         "session": {
             "type": "integer",
             "minimum": 1,
             "nullable": True,
             "description": "The open sitting (R27), if any.",
         },
-        "table": STONES,
+        "table": {**STONES, "description": "Stones on the table."},
         "camat": NULLABLE_SEAT,
         "turn": NULLABLE_SEAT,
-        "round": {
-            "type": "object",
-            "description": "The round in play, or the next one while waiting for its lead.",
-            "required": [
-                "number",
-                "status",
-                "leader",
-                "chain",
-                "ends",
-                "playable",
-                "awaiting_reveal",
-                "previous",
-            ],
-            "properties": {
-                "number": {"type": "integer", "minimum": 1},
-                "status": {
-                    "type": "string",
-                    "enum": ["awaiting_lead", "in_play", "awaiting_reveals"],
-                },
-                "leader": NULLABLE_SEAT,
-                "chain": {
-                    "type": "array",
-                    "items": TILE,
-                    "description": "Left to right, each tile as laid.",
-                },
-                "ends": {
-                    "type": "array",
-                    "nullable": True,
-                    "items": PIPS,
-                    "minItems": 2,
-                    "maxItems": 2,
-                },
-                "playable": {
-                    "type": "object",
-                    "description": "Open end's value → the tiles that can still go on it.",
-                    "additionalProperties": {"type": "array", "items": TILE},
-                },
-                "awaiting_reveal": {"type": "array", "items": SEAT},
-                "previous": {
-                    **OUTCOME,
-                    "nullable": True,
-                    "description": "Before a round's lead: how the last one ended.",
-                },
-                "outcome": {**OUTCOME, "nullable": True},
-            },
-        },
-        "seats": {
-            "type": "array",
-            "minItems": 5,
-            "maxItems": 5,
-            "items": {
-                "type": "object",
-                "required": [
-                    "seat",
-                    "name",
-                    "stones",
-                    "is_camat",
-                    "tiles_played",
-                    "tiles_left",
-                    "passed_on",
-                    "has_declared",
-                    "hand",
-                ],
-                "properties": {
-                    "seat": SEAT,
-                    "name": {"type": "string"},
-                    "stones": STONES,
-                    "is_camat": {"type": "boolean"},
-                    "tiles_played": {"type": "array", "items": TILE},
-                    "tiles_left": {"type": "integer", "minimum": 0, "maximum": 5},
-                    "passed_on": {"type": "array", "items": PIPS},
-                    "has_declared": {"type": "boolean"},
-                    "hand": {"type": "array", "items": TILE, "nullable": True},
-                    "computer": {
-                        "type": "string",
-                        "enum": sorted(STRATEGIES),
-                        "nullable": True,
-                        "description": "The strategy of a computer seat (R39), else null.",
-                    },
-                },
-            },
-        },
+        "round": ref("RoundState"),
+        "seats": {"type": "array", "minItems": 5, "maxItems": 5, "items": ref("SeatState")},
         "last_events": {
             "type": "array",
             "description": "The round's last events (at most 12), oldest first.",
-            "items": {
-                "type": "object",
-                "required": ["position", "kind", "round", "seat", "named", "transfers"],
-                "properties": {
-                    "position": {"type": "integer", "minimum": 0},
-                    "kind": EVENT_KIND,
-                    "round": {"type": "integer", "minimum": 1},
-                    **EVENT_FIELDS,
-                    "named": NAMED,
-                    "transfers": TRANSFERS,
-                    "entered_by": {"type": "string"},
-                },
-            },
+            "items": ref("TableEvent"),
         },
     },
 }
-
 STORED_EVENT: Schema = {
     "type": "object",
     "description": "A stored event: its fields in record form (a declared hand's `tiles` "
     "left out), where it stands in the game, and who entered it when.",
     "required": ["position", "kind", "round", "entered_by", "created_at"],
     "properties": {
-        "position": {"type": "integer", "minimum": 0},
+        "position": POSITION,
         "kind": EVENT_KIND,
-        "round": {"type": "integer", "minimum": 1},
+        "round": ROUND_NUMBER,
         **EVENT_FIELDS,
         "entered_by": {"type": "string"},
         "created_at": {**DATE_TIME, "nullable": True},
@@ -578,109 +606,337 @@ STORED_EVENT: Schema = {
         "transfers": TRANSFERS,
     },
 }
-
+EFFECTS: Schema = {
+    "type": "object",
+    "description": "What an event caused: the named outcomes (PASSEBUNGE, CEKI, "
+    "MANGUNO…), the stones it moved, whether it ended or settled the round, the CAMAT "
+    "it elected (R24).",
+    "required": ["round", "named", "transfers", "round_ended", "settled", "camat_elected"],
+    "properties": {
+        "round": ROUND_NUMBER,
+        "named": NAMED,
+        "transfers": TRANSFERS,
+        "round_ended": {"type": "boolean"},
+        "settled": {"type": "boolean"},
+        "camat_elected": NULLABLE_SEAT,
+    },
+}
 EVENT_RESULT: Schema = {
     "type": "object",
     "description": "The stored event, what it caused and the new state.",
     "required": ["event", "effects", "state"],
     "properties": {
-        "event": STORED_EVENT,
-        "effects": {
-            "type": "object",
-            "required": ["round", "named", "transfers", "round_ended", "settled", "camat_elected"],
-            "properties": {
-                "round": {"type": "integer", "minimum": 1},
-                "named": NAMED,
-                "transfers": TRANSFERS,
-                "round_ended": {"type": "boolean"},
-                "settled": {"type": "boolean"},
-                "camat_elected": NULLABLE_SEAT,
-            },
-        },
-        "state": {"$ref": "#/components/schemas/GameState"},
+        "event": ref("StoredEvent"),
+        "effects": ref("Effects"),
+        "state": ref("GameState"),
     },
 }
-
+CORRECTION: Schema = {
+    "type": "object",
+    "description": "An undo or an amendment; the events it replaced stay in the audit trail.",
+    "required": ["kind", "entered_by", "created_at", "reason", "replaced", "replacement"],
+    "properties": {
+        "kind": ref("CorrectionKind"),
+        "entered_by": {"type": "string"},
+        "created_at": DATE_TIME,
+        "reason": {"type": "string"},
+        "replaced": {"type": "array", "items": ref("StoredEvent")},
+        "replacement": ref("StoredEvent", nullable=True),
+    },
+}
 CORRECTION_RESULT: Schema = {
     "type": "object",
     "description": "The correction (the audit trail keeps the events it replaced) and the "
     "new state.",
     "required": ["correction", "state"],
+    "properties": {"correction": ref("Correction"), "state": ref("GameState")},
+}
+SESSION: Schema = {
+    "type": "object",
+    "description": "A sitting of the game (R27): stones, the CAMAT and the next leader "
+    "carry over from one to the next.",
+    "required": ["number", "started_at"],
     "properties": {
-        "correction": {
-            "type": "object",
+        "number": {"type": "integer", "minimum": 1},
+        "started_at": DATE_TIME,
+        "ended_at": {**DATE_TIME, "nullable": True, "description": "`null` while it is open."},
+    },
+}
+AUDIT_EVENT: Schema = {
+    "type": "object",
+    "description": "An event as entered, live or revoked.",
+    "required": ["position", "kind", "round", "payload", "entered_by", "created_at", "revoked_by"],
+    "properties": {
+        "position": POSITION,
+        "kind": EVENT_KIND,
+        "round": ROUND_NUMBER,
+        "payload": ref("EventPayload"),
+        "entered_by": {"type": "string"},
+        "created_at": DATE_TIME,
+        "revoked_by": {
+            "type": "integer",
             "nullable": True,
-            "description": "`null` when the correction changed nothing (nothing was stored).",
-            "required": ["kind", "entered_by", "created_at", "reason", "replaced", "replacement"],
+            "description": "The `id` of the correction that revoked it; `null` while live.",
+        },
+    },
+}
+AUDIT_CORRECTION: Schema = {
+    "type": "object",
+    "description": "A correction as logged: who entered it, why and when.",
+    "required": ["id", "kind", "entered_by", "reason", "created_at", "replacement_position"],
+    "properties": {
+        "changes": {
+            "type": "array",
+            "description": "What the correction changed, event by event (R37): each with its "
+            "`op` and what it replaced; a declared hand's tiles are never shown (R31).",
+            "items": {"type": "object", "additionalProperties": True},
+        },
+        "id": {"type": "integer"},
+        "kind": ref("CorrectionKind"),
+        "entered_by": {"type": "string"},
+        "reason": {"type": "string"},
+        "created_at": DATE_TIME,
+        "replacement_position": {
+            **POSITION,
+            "nullable": True,
+            "description": "An amendment's new event; `null` for an undo.",
+        },
+    },
+}
+AUDIT_REFUSAL: Schema = {
+    "type": "object",
+    "description": "An event the referee refused. Its `payload` and `detail` are `null` "
+    "where they could give away a declared hand (R31).",
+    "required": ["kind", "payload", "code", "rule", "detail", "entered_by", "created_at"],
+    "properties": {
+        "kind": EVENT_KIND,
+        "payload": ref("RefusedPayload", nullable=True),
+        "code": {"type": "string", "description": "The problem's `code`."},
+        "rule": {"type": "string", "nullable": True},
+        "detail": {"type": "string", "nullable": True},
+        "entered_by": {"type": "string"},
+        "created_at": DATE_TIME,
+    },
+}
+REFUSED_PAYLOAD: Schema = {
+    "type": "object",
+    "description": "The refused event's fields exactly as they were sent (`seat`, `tile`, "
+    '`on`, `pass`, `tiles`, `pips`): possibly malformed — `"seat": "2"`, `"tile": '
+    "null` — since that may be why it was refused. The one body of the API that is not "
+    "typed field by field.",
+    "additionalProperties": True,
+}
+AUDIT_ALERT: Schema = {
+    "type": "object",
+    "description": "A phone that probed declared hands (R31): refused moves against them or "
+    "undos of another seat's moves, `count` times.",
+    "required": ["kind", "entered_by", "seats", "count", "created_at"],
+    "properties": {
+        "kind": {"type": "string", "enum": ["refusals", "undos"]},
+        "entered_by": {"type": "string"},
+        "seats": {"type": "array", "items": SEAT},
+        "count": {"type": "integer", "minimum": 1},
+        "created_at": DATE_TIME,
+    },
+}
+AUDIT_COUNTS: Schema = {
+    "type": "object",
+    "description": "How many entries each list holds in all pages.",
+    "required": ["events", "corrections", "refused", "alerts"],
+    "properties": {
+        name: {"type": "integer", "minimum": 0}
+        for name in ("events", "corrections", "refused", "alerts")
+    },
+}
+AUDIT_TRAIL: Schema = {
+    "type": "object",
+    "description": "Every event (live and revoked), every correction, every refused event and "
+    "every alert, a page of each.",
+    "required": ["events", "corrections", "refused", "alerts", "counts", "page", "next"],
+    "properties": {
+        "events": {"type": "array", "items": ref("AuditEvent")},
+        "corrections": {"type": "array", "items": ref("AuditCorrection")},
+        "refused": {"type": "array", "items": ref("AuditRefusal")},
+        "alerts": {"type": "array", "items": ref("AuditAlert")},
+        "counts": ref("AuditCounts"),
+        "page": {"type": "integer", "minimum": 1},
+        "next": {
+            "type": "string",
+            "format": "uri",
+            "nullable": True,
+            "description": "The next page while one list has more; else `null`.",
+        },
+    },
+}
+GAME_IMPORT: Schema = {
+    "description": "A record to store (`domeng-record/1`), or `{record, players?, played_at?}`:"
+    " `players` names the seats by the club's player ids (or guests' names), `played_at` "
+    "dates its rounds in the league.",
+    "oneOf": [
+        ref("Record"),
+        {
+            "type": "object",
+            "required": ["record"],
+            "additionalProperties": False,
             "properties": {
-                "id": {"type": "integer"},
-                "kind": {
-                    "type": "string",
-                    "enum": [
-                        "undo",
-                        "amend",
-                        "correct",
-                        "void",
-                        "adjust",
-                        "substitute",
-                        "seat",
-                        "replace",
-                    ],
-                },
-                "changes": {
+                "record": ref("Record"),
+                "players": {
                     "type": "array",
-                    "description": "What it did, event by event (R37): `op` `amend`, "
-                    "`insert` or `remove`, the event's `position`, `round` and `kind`, the "
-                    "payload it `replaced` and the new `payload` (a hand's tiles hidden, R31).",
-                    "items": {"type": "object"},
+                    "minItems": 5,
+                    "maxItems": 5,
+                    "items": {"oneOf": [{"type": "integer", "minimum": 1}, {"type": "string"}]},
                 },
-                "entered_by": {"type": "string"},
-                "created_at": DATE_TIME,
-                "reason": {"type": "string"},
-                "replaced": {"type": "array", "items": STORED_EVENT},
-                "replacement": {**STORED_EVENT, "nullable": True},
+                "played_at": {**DATE_TIME, "nullable": True},
             },
         },
-        "state": {"$ref": "#/components/schemas/GameState"},
-    },
+    ],
 }
 
 
+def _enum(description: str, values: list[Any]) -> Schema:
+    return {"type": "string", "enum": values, "description": description}
+
+
+COMPONENTS: dict[str, Schema] = {
+    "Tile": TILE_SCHEMA,
+    "NamedOutcome": _enum(
+        "A named outcome, as the table calls it (never translated).", NAMED_OUTCOMES
+    ),
+    "TransferReason": _enum(
+        "Why stones moved (R23): a pass, a PASSEBUNGE, the FIRST CAPPU's award, CEKI, POLLO, "
+        "MANGUNO, a MATTIKKENG's shortfall, or the organiser's adjustment (R36).",
+        ["pass", "passebunge", "cappu", "ceki", "pollo", "manguno", "mattikkeng", "adjustment"],
+    ),
+    "TransferSource": {
+        "description": 'Where stones come from: `"table"` or a seat (0–4).',
+        "oneOf": [{"type": "string", "enum": ["table"]}, SEAT],
+    },
+    "RoundEnding": _enum("A FIRST CAPPU (R14) or a blocked round (R17).", ["cappu", "blocked"]),
+    "CappuFinish": _enum(
+        "How the FIRST CAPPU went out: plain (R14), CEKI (R15) or POLLO (R16).",
+        ["plain", "ceki", "pollo"],
+    ),
+    "RoundStatus": _enum(
+        "Waiting for the lead, in play, or blocked and waiting for reveals (R18).",
+        ["awaiting_lead", "in_play", "awaiting_reveals"],
+    ),
+    "GameStatus": _enum("An open game takes events; a closed one never again.", ["open", "closed"]),
+    "EventKind": _enum(
+        "A play or pass (`move`), a declared hand (`hand`, R31), a reveal (`reveal`, R18), "
+        "or the organiser's ruling: `void` (R35), `adjustment` (R36), `substitute` (R38).",
+        ["move", "hand", "reveal", "void", "adjustment", "substitute"],
+    ),
+    "CorrectionKind": _enum(
+        "An undo, an amendment, a batch correction (R37), a void (R35), an adjustment (R36), "
+        "a substitute or a re-seating (R38), or a record replaced.",
+        ["undo", "amend", "correct", "void", "adjust", "substitute", "seat", "replace"],
+    ),
+    "Adjustment": ADJUSTMENT,
+    "Transfer": TRANSFER,
+    "Play": PLAY,
+    "Pass": PASS,
+    "RuleSet": RULE_SET,
+    "RecordRound": RECORD_ROUND,
+    "Record": RECORD,
+    "StandingAfter": STANDING_AFTER,
+    "ResultRound": RESULT_ROUND,
+    "Result": RESULT,
+    "Problem": PROBLEM,
+    "Contradiction": CONTRADICTION,
+    "FieldError": FIELD_ERROR,
+    "EventPayload": EVENT_PAYLOAD,
+    "Outcome": OUTCOME,
+    "RoundState": ROUND_STATE,
+    "SeatState": SEAT_STATE,
+    "TableEvent": TABLE_EVENT,
+    "GameState": GAME_STATE,
+    "StoredEvent": STORED_EVENT,
+    "Effects": EFFECTS,
+    "EventResult": EVENT_RESULT,
+    "Correction": CORRECTION,
+    "CorrectionResult": CORRECTION_RESULT,
+    "Session": SESSION,
+    "AuditEvent": AUDIT_EVENT,
+    "AuditCorrection": AUDIT_CORRECTION,
+    "AuditRefusal": AUDIT_REFUSAL,
+    "RefusedPayload": REFUSED_PAYLOAD,
+    "AuditTrail": AUDIT_TRAIL,
+    "AuditAlert": AUDIT_ALERT,
+    "AuditCounts": AUDIT_COUNTS,
+    "GameImport": GAME_IMPORT,
+}
+
+
+def add_components(result: Schema, generator: Any, request: Any, public: bool) -> Schema:
+    """drf-spectacular postprocessing hook: register every component of ``COMPONENTS`` (a
+    fresh copy each time: the enum hook that runs next rewrites what it is given, and
+    rebuilds ``components`` from the registry)."""
+    registered = {name for name, kind in generator.registry._components}
+    for name, component in COMPONENTS.items():
+        if name not in registered:  # a ``JsonSchemaDocument`` registered it already
+            generator.registry.register(
+                ResolvedComponent(
+                    name=name,
+                    type=ResolvedComponent.SCHEMA,
+                    object=name,
+                    schema=copy.deepcopy(component),
+                )
+            )
+    result["components"] = generator.registry.build(spectacular_settings.APPEND_COMPONENTS)
+    return result
+
+
 class JsonSchemaDocument(serializers.Serializer[Any]):
-    """A documentation-only body: ``JsonSchemaExtension`` publishes ``json_schema`` as is."""
+    """A documentation-only body: ``JsonSchemaExtension`` publishes the component
+    ``component_name`` of ``COMPONENTS``."""
 
     component_name: ClassVar[str]
-    json_schema: ClassVar[Schema]
+    json_schema: ClassVar[Schema | None] = None  # a body of its own, outside ``COMPONENTS``
+
+    @classmethod
+    def document(cls) -> Schema:
+        """The component's schema: ``json_schema``, else ``COMPONENTS[component_name]``."""
+        return cls.json_schema if cls.json_schema is not None else COMPONENTS[cls.component_name]
 
 
 class RecordDocument(JsonSchemaDocument):
     component_name = "Record"
-    json_schema = RECORD
 
 
 class ResultDocument(JsonSchemaDocument):
     component_name = "Result"
-    json_schema = RESULT
 
 
 class ProblemDocument(JsonSchemaDocument):
     component_name = "Problem"
-    json_schema = PROBLEM
 
 
 class GameStateDocument(JsonSchemaDocument):
     component_name = "GameState"
-    json_schema = GAME_STATE
 
 
 class EventResultDocument(JsonSchemaDocument):
     component_name = "EventResult"
-    json_schema = EVENT_RESULT
 
 
 class CorrectionResultDocument(JsonSchemaDocument):
     component_name = "CorrectionResult"
-    json_schema = CORRECTION_RESULT
+
+
+class SessionDocument(JsonSchemaDocument):
+    component_name = "Session"
+
+
+class AuditTrailDocument(JsonSchemaDocument):
+    component_name = "AuditTrail"
+
+
+class GameImportDocument(JsonSchemaDocument):
+    component_name = "GameImport"
+
+
+class RuleSetDocument(JsonSchemaDocument):
+    component_name = "RuleSet"
 
 
 class JsonSchemaExtension(OpenApiSerializerExtension):
@@ -693,7 +949,168 @@ class JsonSchemaExtension(OpenApiSerializerExtension):
         return str(self.target.component_name)
 
     def map_serializer(self, auto_schema: Any, direction: Any) -> Schema:
-        return dict(self.target.json_schema)
+        return copy.deepcopy(self.target.document())
+
+
+class StrictSerializerExtension(OpenApiSerializerExtension):
+    """A request body that refuses unknown fields (``StrictSerializer``, 400 ``unknown_field``)
+    says so: ``additionalProperties: false``."""
+
+    target_class = "referee.api.serializers.StrictSerializer"
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> Schema:
+        schema: Schema = auto_schema._map_basic_serializer(self.target, direction)
+        schema["additionalProperties"] = False
+        if not type(self.target).__dict__.get("__doc__"):
+            schema.pop("description", None)  # a base class's docstring says nothing of it
+        return schema
+
+
+# -- what every operation shares: problems, credentials, headers ------------------------------
+
+PROBLEM_DESCRIPTIONS: dict[int, str] = {
+    400: "Malformed request (`parse_error`, `invalid` with `errors`, `unknown_field`, "
+    "`record_invalid`, `tile_invalid`…): nothing was applied.",
+    401: "No credentials, or a token that is unknown or revoked (`not_authenticated`, "
+    "`authentication_failed`).",
+    403: "These credentials may not do this (`permission_denied`, `seat_not_allowed`, "
+    "`not_club_organiser`…).",
+    404: "No such resource, not one these credentials can see, or a page past the last "
+    "(`not_found`).",
+    406: "No representation matches `Accept` (`not_acceptable`).",
+    409: "Conflicts with the stored state (`version_mismatch` with the current `state`, "
+    "`game_closed`, `nothing_to_undo`…): nothing was applied.",
+    412: "`If-Match` names an older version (`precondition_failed`): nothing was applied; "
+    "the problem carries the current `state`.",
+    428: "This write must name the version it was made on (`precondition_required`): send "
+    "`If-Match` with the state's ETag.",
+    413: "The body is larger than the server takes (`request_too_large`).",
+    415: "The body is not `application/json` (`unsupported_media_type`).",
+    422: "Refused by the rules (`code` and `rule`, e.g. `not_your_turn`, R8) or an "
+    "`Idempotency-Key` reused with another body (`idempotency_key_reused`): nothing was "
+    "applied.",
+    429: "Too many requests (`throttled`, `join_locked_out`): wait `Retry-After` seconds.",
+    503: "The database could not take the request now (`database_busy`): nothing was "
+    "applied; retry after `Retry-After` seconds.",
+}
+GENERIC_PROBLEM_DESCRIPTION = (
+    "An RFC 9457 problem with a stable `code` (and, for a rule violation, the rule id, round "
+    "and move). 409/412 after a stale version carry the current `state`."
+)
+PROBLEM_RESPONSE_GENERIC = OpenApiResponse(
+    response=ProblemDocument, description=GENERIC_PROBLEM_DESCRIPTION
+)
+
+
+def problems(*statuses: int) -> dict[tuple[int, str], OpenApiResponse]:
+    """``extend_schema(responses=…)`` entries for these statuses: the ``Problem`` body as
+    ``application/problem+json``, each with its standard description. The statuses every
+    operation shares (401, 403, 404, 406, 413, 415, 429, 503…) are added by ``AutoSchema``;
+    name here the ones peculiar to an operation (409, 412, 422…)."""
+    return {
+        (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(
+            response=ProblemDocument, description=PROBLEM_DESCRIPTIONS.get(status, "")
+        )
+        for status in statuses
+    }
+
+
+RETRY_AFTER_HEADER = OpenApiParameter(
+    "Retry-After",
+    {"type": "integer", "minimum": 1},
+    OpenApiParameter.HEADER,
+    response=[429, 503],
+    description="Seconds to wait before trying again.",
+)
+ETAG_HEADER = OpenApiParameter(
+    "ETag",
+    {"type": "string", "pattern": r'^"\d+"$', "example": '"7"'},
+    OpenApiParameter.HEADER,
+    response=[200, 201, 304],
+    description='The state\'s version as an entity tag, `"<version>"`: send it back as '
+    "`If-Match` (writes) or `If-None-Match` (reads).",
+)
+IF_NONE_MATCH_HEADER = OpenApiParameter(
+    "If-None-Match",
+    {"type": "string", "maxLength": 1024},
+    OpenApiParameter.HEADER,
+    required=False,
+    description='The `ETag` last seen (`"<version>"`, or a list, or `*`): while the game is '
+    "still at that version the answer is 304 with no body.",
+)
+ORGANISER_SCHEMES = ("tokenAuth", "cookieAuth")
+
+
+class AutoSchema(SpectacularAutoSchema):
+    """drf-spectacular's ``AutoSchema`` with what every operation of this API shares.
+
+    - Credentials: an operation lists only those its permissions accept. A table token
+      (``tableToken``) is an anonymous user to DRF, so it is left out where a signed-in
+      user is required (``IsOrganiser``, ``IsAuthenticated``, writes under
+      ``IsAuthenticatedOrReadOnly``); an operation open to everyone with no authenticator
+      (``records_score``) has no ``security`` at all.
+    - Problems: each status a request can meet whatever the view (``PROBLEM_DESCRIPTIONS``)
+      is documented with the ``Problem`` body, unless the view documents it itself; 429 and
+      503 with ``Retry-After``.
+    """
+
+    def get_description(self) -> str:  # type: ignore[override]  # drf-spectacular's own
+        """The operation's ``extend_schema`` description, else the view's own docstring — never
+        one a view inherits from a mixin (written for developers, not integrators)."""
+        if not type(self.view).__dict__.get("__doc__"):
+            return ""
+        return str(super().get_description())
+
+    def get_auth(self) -> list[Schema]:
+        auth: list[Schema] = super().get_auth()
+        if self._needs_a_user():
+            auth = [a for a in auth if a and not set(a) - set(ORGANISER_SCHEMES)]
+        return [] if auth == [{}] else auth
+
+    def _needs_a_user(self) -> bool:
+        from rest_framework import permissions
+
+        from referee.api.auth import IsOrganiser
+
+        kinds = [type(p) for p in self.view.get_permissions()]
+        if any(issubclass(k, (IsOrganiser, permissions.IsAuthenticated)) for k in kinds):
+            return True
+        return permissions.IsAuthenticatedOrReadOnly in kinds and (
+            self.method not in permissions.SAFE_METHODS
+        )
+
+    def get_override_parameters(self) -> list[Any]:
+        return [*super().get_override_parameters(), RETRY_AFTER_HEADER]
+
+    def _get_response_bodies(self, direction: Any = "response") -> Schema:
+        responses: Schema = super()._get_response_bodies(direction)
+        for status in self._shared_problem_statuses():
+            if str(status) not in responses:
+                responses[str(status)] = self._get_response_for_code(
+                    ProblemDocument, str(status), [PROBLEM_CONTENT_TYPE], direction
+                )
+        for code, response in responses.items():
+            if code.isdigit() and int(code) >= 400:
+                if response.get("description") in ("", GENERIC_PROBLEM_DESCRIPTION):
+                    response["description"] = PROBLEM_DESCRIPTIONS.get(
+                        int(code), GENERIC_PROBLEM_DESCRIPTION
+                    )
+        return dict(sorted(responses.items()))
+
+    def _shared_problem_statuses(self) -> list[int]:
+        has_body = self.method in ("POST", "PUT", "PATCH") and bool(self._get_request_body())
+        has_query = any(p.get("in") == "query" for p in self._get_parameters())
+        statuses = [406, 429, 503]
+        if has_body or has_query:
+            statuses.append(400)
+        if has_body:
+            statuses += [413, 415]
+        if self.view.get_authenticators():
+            statuses += [401, 403]
+        if "{" in self.path or (self._is_list_view() and self._get_paginator()):
+            statuses.append(404)  # no such resource, or a page past the last one
+        return statuses
 
 
 # A game in progress (RECORD.md's example): seat 4's pass is a PASSEBUNGE (R10),
@@ -808,17 +1225,3 @@ IMPOSSIBLE_RESPONSE = OpenApiResponse(
         ),
     ],
 )
-
-PROBLEM_RESPONSE_GENERIC = OpenApiResponse(
-    response=ProblemDocument,
-    description="An RFC 9457 problem with a stable `code` (and, for a rule violation, the "
-    "rule id, round and move). 409/412 after a stale version carry the current `state`.",
-)
-
-
-# -- corrections of any round and the organiser's rulings (R35–R38) ------------------------
-
-
-class AdjustmentDocument(JsonSchemaDocument):
-    component_name = "Adjustment"
-    json_schema = ADJUSTMENT

@@ -18,6 +18,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import empty
 
+from referee.api.schema import PIP_SUM, PIPS, SEAT, GameStateDocument, ref
 from referee.engine.names import is_visible_name
 from referee.engine.strategies import STRATEGIES
 from scoring.api.fields import SEAT_SCHEMA, SeatField
@@ -69,17 +70,32 @@ class IntegerAsSent(AsSent):
     """A whole number (a seat, an end's value, a pip sum)."""
 
 
+@extend_schema_field(SEAT)
+class SeatAsSent(IntegerAsSent):
+    """A seat, 0–4 (R3); the rules core refuses any other (400 ``record_invalid``)."""
+
+
+@extend_schema_field({**PIPS, "nullable": True})
+class EndAsSent(IntegerAsSent):
+    """An open end's value, 0–6 (R11)."""
+
+
+@extend_schema_field(PIP_SUM)
+class PipSumAsSent(IntegerAsSent):
+    """A seat's remaining pip sum (R18)."""
+
+
 @extend_schema_field({"type": "boolean"})
 class BooleanAsSent(AsSent):
     """``true`` (a pass)."""
 
 
-@extend_schema_field({"type": "string", "maxLength": 16})
+@extend_schema_field(ref("Tile"))
 class TileAsSent(AsSent):
     """A tile, ``a-b``, ``a|b`` or ``[a|b]`` (R1)."""
 
 
-@extend_schema_field({"type": "array", "items": {"type": "string", "maxLength": 16}})
+@extend_schema_field({"type": "array", "items": ref("Tile"), "maxItems": 5})
 class TilesAsSent(AsSent):
     """A list of tiles."""
 
@@ -99,13 +115,25 @@ class VersionedSerializer(StrictSerializer):
     )
 
 
+@extend_schema_field(ref("RuleSet", nullable=True))
+class RuleSetField(serializers.JSONField):
+    """A rule set (R40), checked by the rules core (``RuleSet.from_dict``)."""
+
+
+@extend_schema_field(ref("GameStatus"))
+class GameStatusField(serializers.CharField):
+    """A game's status, ``open`` or ``closed`` (the ``GameStatus`` component)."""
+
+
 class GameCreateSerializer(StrictSerializer):
+    """A new game: its five seats, and optionally its rule set and league."""
+
     players = PlayersAsSent(
         help_text="Five seats, seat 0 to seat 4, clockwise (R3): each a guest's name or the id "
         "of a registered player of the game's `club`. Not five, or a blank name: 400 "
         "`record_invalid` (R3), as in an imported record.",
     )
-    rules = serializers.JSONField(
+    rules = RuleSetField(
         required=False,
         allow_null=True,
         help_text='Rule set (R40): keys override the defaults, e.g. `{"starting_stones": 30}`; '
@@ -145,15 +173,15 @@ class GameCreateSerializer(StrictSerializer):
 class GameCreatedSerializer(serializers.Serializer):  # type: ignore[type-arg]
     id = serializers.UUIDField()
     join_code = serializers.CharField(help_text="Give it to the table's phones (POST /join/).")
-    version = serializers.IntegerField()
-    state = serializers.JSONField()
+    version = serializers.IntegerField(min_value=0, help_text="The state's version (its ETag).")
+    state = GameStateDocument()
 
 
 class GameListItemSerializer(serializers.Serializer):  # type: ignore[type-arg]
     """A game in the list of your games; its state is `GET /games/{id}/`."""
 
     id = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=["open", "closed"])
+    status = GameStatusField()
     created_at = serializers.DateTimeField()
     closed_at = serializers.DateTimeField(allow_null=True)
     players = serializers.ListField(
@@ -169,6 +197,8 @@ class GameListItemSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 
 class JoinSerializer(StrictSerializer):
+    """The table's join code, and the seat this phone enters for (none: the scorekeeper)."""
+
     join_code = serializers.CharField(max_length=32)
     seat = serializers.IntegerField(
         required=False,
@@ -204,19 +234,31 @@ class LockoutLiftSerializer(StrictSerializer):
     )
 
 
+class LockoutLiftedSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    address = serializers.IPAddressField(help_text="The address whose lockouts were lifted.")
+    lifted = serializers.BooleanField(help_text="Always `true`.")
+
+
 class JoinedSerializer(serializers.Serializer):  # type: ignore[type-arg]
     token = serializers.CharField(help_text="Send as `Authorization: Table <token>`. Shown once.")
     game = serializers.UUIDField()
-    seat = serializers.IntegerField(allow_null=True)
+    seat = serializers.IntegerField(
+        allow_null=True,
+        min_value=0,
+        max_value=4,
+        help_text="The phone's seat; `null`: the table's scorekeeper.",
+    )
 
 
 class MoveSerializer(VersionedSerializer):
-    seat = IntegerAsSent(help_text="The seat moving, 0–4 (R3, R8).")
+    """A play `{seat, tile, on?}` or a pass `{seat, pass: true}`, as in a record."""
+
+    seat = SeatAsSent(help_text="The seat moving, 0–4 (R3, R8).")
     tile = TileAsSent(
         required=False,
         help_text="A play: the tile, `a-b`, `a|b` or `[a|b]` (R1).",
     )
-    on = IntegerAsSent(
+    on = EndAsSent(
         required=False,
         allow_null=True,
         help_text="The value of the open end the tile goes on; needed only when it fits two "
@@ -233,28 +275,36 @@ class MoveSerializer(VersionedSerializer):
 
 
 class HandSerializer(VersionedSerializer):
-    seat = IntegerAsSent(help_text="The phone's own seat, 0–4.")
+    """A seat's five tiles, declared by the phone joined to that seat (R31)."""
+
+    seat = SeatAsSent(help_text="The phone's own seat, 0–4.")
     tiles = TilesAsSent(help_text="Five distinct tiles (R31).")
 
 
 class RevealSerializer(VersionedSerializer):
-    seat = IntegerAsSent(help_text="The seat revealing, 0–4.")
+    """At a blocked round (R18): a seat's remaining tiles, or their pip sum."""
+
+    seat = SeatAsSent(help_text="The seat revealing, 0–4.")
     tiles = TilesAsSent(
         required=False,
         help_text="The tiles the seat still holds (preferred: they are checked, R33).",
     )
-    pips = IntegerAsSent(
+    pips = PipSumAsSent(
         required=False, help_text="Or the sum of their pips (R18), checked for reachability."
     )
 
 
 class AmendSerializer(MoveSerializer):
+    """The event's new fields (same kind as the event it replaces) and why."""
+
     tiles = TilesAsSent(required=False)
-    pips = IntegerAsSent(required=False)
+    pips = PipSumAsSent(required=False)
     reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
 
 
 class UndoSerializer(VersionedSerializer):
+    """Why the last event is undone (kept in the audit trail)."""
+
     reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
 
 

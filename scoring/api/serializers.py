@@ -6,7 +6,8 @@ from typing import Any
 
 from rest_framework import serializers
 
-from referee.api.serializers import StrictSerializer, visible_name
+from referee.api.schema import MAX_ID
+from referee.api.serializers import GameStatusField, StrictSerializer, visible_name
 from scoring.models import Club, Membership, Player, Season
 
 # -- clubs and members ---------------------------------------------------------------------
@@ -146,7 +147,7 @@ class ClubGameSeatSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 class ClubGameSerializer(serializers.Serializer):  # type: ignore[type-arg]
     id = serializers.UUIDField()
-    status = serializers.CharField()
+    status = GameStatusField()
     season = serializers.IntegerField(source="season_id", allow_null=True)
     created_at = serializers.DateTimeField()
     closed_at = serializers.DateTimeField(allow_null=True)
@@ -208,7 +209,7 @@ class PlayerGameSerializer(serializers.Serializer):  # type: ignore[type-arg]
     season = serializers.IntegerField(allow_null=True)
     season_name = serializers.CharField(allow_null=True)
     seat = serializers.IntegerField()
-    status = serializers.CharField()
+    status = GameStatusField()
     started_at = serializers.DateTimeField()
     last_played_at = serializers.DateTimeField()
     rounds_played = serializers.IntegerField()
@@ -227,8 +228,8 @@ class PlayerGameSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 
 class HeadToHeadQuerySerializer(serializers.Serializer):  # type: ignore[type-arg]
-    a = serializers.IntegerField(min_value=1)
-    b = serializers.IntegerField(min_value=1)
+    a = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+    b = serializers.IntegerField(min_value=1, max_value=MAX_ID)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs["a"] == attrs["b"]:

@@ -25,15 +25,15 @@ from rest_framework.exceptions import (
     PermissionDenied,
     ValidationError,
 )
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from referee.api.pagination import BoundedPageNumberPagination
 from referee.api.problems import PROBLEM_CONTENT_TYPE
-from referee.api.schema import PROBLEM_RESPONSE_GENERIC
+from referee.api.schema import MAX_ID, PROBLEM_RESPONSE_GENERIC
 from referee.models import Game, TableToken
 from scoring import ratings as ratings_core
 from scoring import selectors, services
@@ -57,13 +57,16 @@ PROBLEMS = {
 }
 WRITE_PROBLEMS = {**PROBLEMS, (409, PROBLEM_CONTENT_TYPE): PROBLEM_RESPONSE_GENERIC}
 SEASON_PARAM = OpenApiParameter(
-    "season", OpenApiTypes.INT, required=False, description="Only this season of the club."
+    "season",
+    {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+    required=False,
+    description="Only this season of the club (its id).",
 )
+PLAYER_ID = {"type": "integer", "minimum": 1, "maximum": MAX_ID}
 
 
-class LeaguePagination(PageNumberPagination):
+class LeaguePagination(BoundedPageNumberPagination):
     page_size = 50
-    page_size_query_param = "page_size"
     max_page_size = 500
 
 
@@ -115,7 +118,7 @@ class ClubMixin(APIView):
         raw = self.request.query_params.get("season") or ""
         if not raw:
             return None
-        if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:  # "²" is a digit to Python
+        if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_ID:
             raise ValidationError({"season": ["A season id."]})
         return self.get_season(int(raw))
 
@@ -186,6 +189,7 @@ class ClubDetailView(ClubMixin, APIView):
 
     @extend_schema(
         operation_id="clubs_retrieve",
+        description="Its name, whether its records are public, and your role in it.",
         tags=["league"],
         summary="A club",
         responses={200: s.ClubSerializer, **PROBLEMS},
@@ -267,6 +271,8 @@ class PlayerListCreateView(ClubMixin, generics.ListAPIView):  # type: ignore[typ
 
     @extend_schema(
         operation_id="clubs_players_list",
+        description="Registered players, by display name; `include_merged` also lists the "
+        "duplicates merged into others.",
         tags=["league"],
         summary="The club's players",
         parameters=[
@@ -307,6 +313,8 @@ class PlayerDetailView(ClubMixin, APIView):
 
     @extend_schema(
         operation_id="clubs_players_retrieve",
+        description="A registered player: display name, member number, and the player it was "
+        "merged into, if any.",
         tags=["league"],
         summary="A player",
         responses={200: s.PlayerSerializer, **PROBLEMS},
@@ -317,6 +325,7 @@ class PlayerDetailView(ClubMixin, APIView):
 
     @extend_schema(
         operation_id="clubs_players_update",
+        description="Organisers only. `member_number` stays unique in the club.",
         tags=["league"],
         summary="Rename a player or change their member number",
         request=s.PlayerUpdateSerializer,
@@ -439,6 +448,7 @@ class SeasonListCreateView(ClubMixin, generics.ListAPIView):  # type: ignore[typ
 
     @extend_schema(
         operation_id="clubs_seasons_list",
+        description="The club's seasons, archived ones included.",
         tags=["league"],
         summary="The club's seasons (archived ones too)",
         responses={200: s.SeasonSerializer(many=True), **PROBLEMS},
@@ -478,6 +488,7 @@ class SeasonDetailView(ClubMixin, APIView):
 
     @extend_schema(
         operation_id="clubs_seasons_retrieve",
+        description="A season: its name, dates, and whether it is archived.",
         tags=["league"],
         summary="A season",
         responses={200: s.SeasonSerializer, **PROBLEMS},
@@ -488,6 +499,7 @@ class SeasonDetailView(ClubMixin, APIView):
 
     @extend_schema(
         operation_id="clubs_seasons_update",
+        description="Organisers only; `ends_on` may not come before `starts_on`.",
         tags=["league"],
         summary="Rename a season or change its dates",
         request=s.SeasonUpdateSerializer,
@@ -702,8 +714,8 @@ class HeadToHeadView(ClubMixin, APIView):
         "seasons: what each got (wins, named outcomes, passes, stones, CAMATs) and how many "
         "CAMAT cycles each finished ahead of the other; totals, then season by season.",
         parameters=[
-            OpenApiParameter("a", OpenApiTypes.INT, required=True, description="A player id."),
-            OpenApiParameter("b", OpenApiTypes.INT, required=True, description="Another one."),
+            OpenApiParameter("a", PLAYER_ID, required=True, description="A player id."),
+            OpenApiParameter("b", PLAYER_ID, required=True, description="Another one."),
             OpenApiParameter("played_after", OpenApiTypes.DATE, required=False),
             OpenApiParameter("played_before", OpenApiTypes.DATE, required=False),
         ],

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
+
+import pytest
 
 from referee.api.schema import EXAMPLE_RECORD, EXAMPLE_RESULT
 
@@ -63,7 +66,8 @@ def test_an_events_fields_keep_their_documented_types(api_client):
     move, reveal = schemas["Move"]["properties"], schemas["Reveal"]["properties"]
 
     assert move["seat"]["type"] == "integer"
-    assert move["tile"]["type"] == "string"
+    assert move["tile"]["allOf"] == [{"$ref": "#/components/schemas/Tile"}]
+    assert schemas["Tile"]["type"] == "string"
     assert (move["on"]["type"], move["on"]["nullable"]) == ("integer", True)
     assert move["pass"]["type"] == "boolean"
     assert reveal["tiles"]["type"] == "array"
@@ -88,3 +92,214 @@ def test_the_documented_example_record_scores_to_the_documented_example_result(
 
     assert response.status_code == 200
     assert response.json() == EXAMPLE_RESULT
+
+
+# -- the schema tells the truth (issue 16 items 1, issue 12 item 6) ----------------------------
+
+REF_PREFIX = "#/components/schemas/"
+METHODS = ("get", "post", "put", "patch", "delete")
+
+
+def operations(document):
+    for path, item in document["paths"].items():
+        for method in METHODS:
+            if method in item:
+                yield path, method, item[method]
+
+
+def refs(node):
+    if isinstance(node, dict):
+        if "$ref" in node:
+            yield node["$ref"]
+        for value in node.values():
+            yield from refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from refs(value)
+
+
+def component_of(document, schema):
+    name = schema["$ref"].removeprefix(REF_PREFIX)
+    return name, document["components"]["schemas"][name]
+
+
+def test_every_reference_resolves_however_often_the_schema_is_served(api_client):
+    first, second = schema_document(api_client), schema_document(api_client)
+
+    assert first == second
+    schemas = second["components"]["schemas"]
+    missing = {r for r in refs(second) if r.removeprefix(REF_PREFIX) not in schemas}
+    assert missing == set()
+    assert {"RecordFormatEnum", "ResultFormatEnum"} <= schemas.keys()
+
+
+def test_every_body_and_field_is_typed(api_client):
+    document = schema_document(api_client)
+
+    untyped = [
+        f"{name}.{field}"
+        for name, component in document["components"]["schemas"].items()
+        for field, schema in component.get("properties", {}).items()
+        if not {"type", "$ref", "allOf", "oneOf", "anyOf"} & schema.keys()
+    ]
+    loose = [
+        name
+        for name, component in document["components"]["schemas"].items()
+        if component.get("additionalProperties") is True
+    ]
+    free_form = [
+        f"{method.upper()} {path} {status}"
+        for path, method, operation in operations(document)
+        for status, response in operation["responses"].items()
+        for content in response.get("content", {}).values()
+        if content["schema"].get("type") == "object" and "properties" not in content["schema"]
+    ]
+
+    assert untyped == []
+    assert free_form == []
+    assert loose == ["RefusedPayload"]  # a refused event as sent: malformed, maybe
+    assert document["components"]["schemas"]["GameCreated"]["properties"]["state"] == {
+        "$ref": REF_PREFIX + "GameState"
+    }
+
+
+def test_the_shared_shapes_are_one_component_each(api_client):
+    schemas = schema_document(api_client)["components"]["schemas"]
+    text = json.dumps(schemas)
+
+    assert text.count('"passebunge", "cappu"') == 1  # the transfer reasons: TransferReason
+    assert text.count('"awaiting_lead", "in_play"') == 1  # RoundStatus
+    for name in ("Transfer", "Outcome", "StoredEvent", "Session", "AuditTrail", "Tile"):
+        assert name in schemas
+    assert schemas["Problem"]["properties"]["state"] == {"$ref": REF_PREFIX + "GameState"}
+
+
+def test_every_request_body_refuses_unknown_fields_and_says_so(api_client):
+    document = schema_document(api_client)
+
+    bodies = [
+        component_of(document, content["schema"])
+        for _, _, operation in operations(document)
+        for content in operation.get("requestBody", {}).get("content", {}).values()
+    ]
+
+    assert len({name for name, _ in bodies}) >= 17
+    assert [name for name, body in bodies if body.get("additionalProperties") is not False] == []
+    descriptions = {body.get("description", "") for _, body in bodies}
+    assert not any("refuses fields it does not know" in d for d in descriptions)
+
+
+def test_an_unknown_field_is_refused_as_the_schema_says(organiser_client):
+    response = organiser_client.post(
+        "/api/v1/games/", {"players": ["A", "B", "C", "D", "E"], "colour": "red"}, format="json"
+    )
+
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["field"] == "colour"
+
+
+def test_every_operation_documents_the_problems_it_can_meet(api_client):
+    document = schema_document(api_client)
+
+    gaps = []
+    for path, method, operation in operations(document):
+        responses = operation["responses"]
+        expected = {"406", "429", "503"}
+        if "requestBody" in operation:
+            expected |= {"400", "413", "415"}
+        if operation.get("security"):
+            expected |= {"401", "403"}
+        if "{" in path:
+            expected.add("404")
+        gaps += [f"{method.upper()} {path} {s}" for s in sorted(expected - responses.keys())]
+        for status, response in responses.items():
+            if int(status) >= 400:
+                assert list(response["content"]) == [PROBLEM], (path, status)
+                assert response["content"][PROBLEM]["schema"] == PROBLEM_REF, (path, status)
+                assert response["description"], (path, status)
+        for status in ("429", "503"):
+            assert responses[status]["headers"]["Retry-After"]["schema"]["type"] == "integer"
+
+    assert gaps == []
+
+
+def test_writes_document_their_headers_and_stale_versions(api_client):
+    paths = schema_document(api_client)["paths"]
+
+    move = paths["/api/v1/games/{game_id}/moves/"]["post"]
+    state = paths["/api/v1/games/{game_id}/"]["get"]
+
+    assert {p["name"] for p in move["parameters"] if p["in"] == "header"} == {
+        "Idempotency-Key",
+        "If-Match",
+    }
+    assert {"409", "412", "422"} <= move["responses"].keys()
+    assert "ETag" in move["responses"]["201"]["headers"]
+    assert "If-None-Match" in {p["name"] for p in state["parameters"]}
+    assert "content" not in state["responses"]["304"]
+    assert "ETag" in state["responses"]["304"]["headers"]
+
+
+def test_each_operation_lists_only_the_credentials_it_accepts(api_client):
+    document = schema_document(api_client)
+
+    security = {
+        operation["operationId"]: [next(iter(s), None) for s in operation.get("security", [])]
+        for _, _, operation in operations(document)
+    }
+
+    assert "security" not in document["paths"]["/api/v1/records/score/"]["post"]
+    assert "security" not in document["paths"]["/api/v1/join/"]["post"]
+    for organiser_only in ("games_create", "games_list", "games_import", "clubs_create"):
+        assert security[organiser_only] == ["tokenAuth", "cookieAuth"], organiser_only
+    assert security["games_moves_create"] == ["tableToken", "tokenAuth", "cookieAuth"]
+    assert security["clubs_standings"] == ["tableToken", "tokenAuth", "cookieAuth", None]
+
+
+def test_a_table_token_is_refused_where_the_schema_leaves_it_out(table):
+    response = table.scorekeeper.post("/api/v1/games/", {"players": list("ABCDE")}, format="json")
+
+    assert response.status_code == 403
+    assert table.scorekeeper.get(table.url()).status_code == 200  # where it is listed
+
+
+PAGED = ["/api/v1/games/", "/api/v1/clubs/"]
+
+
+@pytest.mark.parametrize("path", PAGED)
+def test_paging_parameters_are_bounded_in_the_schema(api_client, path):
+    operation = schema_document(api_client)["paths"][path]["get"]
+
+    bounds = {p["name"]: p["schema"] for p in operation["parameters"]}
+
+    assert bounds["page_size"] == {"type": "integer", "minimum": 1, "maximum": 500}
+    assert bounds["page"]["minimum"] == 1
+    assert "404" in operation["responses"]  # a page past the last
+
+
+@pytest.mark.parametrize("path", PAGED)
+@pytest.mark.parametrize(
+    "query",
+    [
+        "page_size=0",
+        "page_size=501",
+        "page_size=-1",
+        "page_size=ten",
+        "page_size=1e3",
+        "page=0",
+        "page=x",
+        "page=99999999999999999999",
+    ],
+)
+def test_out_of_range_paging_is_a_400_problem_naming_the_parameter(organiser_client, path, query):
+    response = organiser_client.get(f"{path}?{query}")
+
+    assert response.status_code == 400, response.content
+    assert response["Content-Type"] == PROBLEM
+    assert response.json()["errors"][0]["field"] == query.split("=")[0]
+
+
+@pytest.mark.parametrize("path", PAGED)
+def test_paging_within_the_bounds_is_answered(organiser_client, path):
+    assert organiser_client.get(f"{path}?page=1&page_size=500").status_code == 200
+    assert organiser_client.get(f"{path}?page_size=1").status_code == 200
