@@ -179,7 +179,7 @@ RECORD_ROUND: Schema = {
             "type": "array",
             "nullable": True,
             "description": "Stones moved by the organiser after the round (R36).",
-            "items": ref("Adjustment"),
+            "items": ref("RecordAdjustment"),
         },
         "substitutes": {
             "type": "object",
@@ -831,7 +831,7 @@ COMPONENTS: dict[str, Schema] = {
         "a substitute or a re-seating (R38), or a record replaced.",
         ["undo", "amend", "correct", "void", "adjust", "substitute", "seat", "replace"],
     ),
-    "Adjustment": ADJUSTMENT,
+    "RecordAdjustment": ADJUSTMENT,
     "Transfer": TRANSFER,
     "Play": PLAY,
     "Pass": PASS,

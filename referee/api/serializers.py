@@ -319,6 +319,21 @@ def event_payload(data: dict[str, Any]) -> dict[str, Any]:
 # -- corrections of any round and the organiser's rulings (R35–R38) ------------------------
 
 
+@extend_schema_field(ref("TransferSource"))
+class HolderField(serializers.JSONField):
+    """``"table"`` or a seat 0–4, passed to the rules as sent (R36 judges it)."""
+
+
+@extend_schema_field(ref("Record"))
+class RecordField(serializers.JSONField):
+    """A ``domeng-record/1`` record, passed to the rules as sent."""
+
+
+@extend_schema_field(ref("EventPayload"))
+class EventFieldsField(serializers.JSONField):
+    """An event's fields in record form, passed to the rules as sent."""
+
+
 class CorrectionChangeSerializer(StrictSerializer):
     op = serializers.ChoiceField(
         choices=["amend", "insert", "remove"],
@@ -336,7 +351,7 @@ class CorrectionChangeSerializer(StrictSerializer):
         required=False,
         help_text="`insert` only: the new event's kind (a declared hand is only its seat's, R31).",
     )
-    event = serializers.JSONField(
+    event = EventFieldsField(
         required=False,
         help_text="`amend`/`insert`: the event's fields in record form, passed to the rules as "
         'sent, e.g. `{"seat": 3, "tile": "4-6"}` or `{"seat": 2, "pass": true}`.',
@@ -380,7 +395,7 @@ class VoidSerializer(VersionedSerializer):
 
 
 class AdjustmentSerializer(VersionedSerializer):
-    to = serializers.JSONField(help_text='`"table"` or a seat 0–4 (R36).')
+    to = HolderField(help_text='`"table"` or a seat 0–4 (R36).')
     stones = IntegerAsSent(help_text="A whole number ≥ 1 that the giver holds (R36).")
     reason = serializers.CharField(
         allow_blank=True,
@@ -391,7 +406,7 @@ class AdjustmentSerializer(VersionedSerializer):
 
     def get_fields(self) -> dict[str, serializers.Field]:  # type: ignore[type-arg]
         fields = super().get_fields()
-        fields["from"] = serializers.JSONField(help_text='`"table"` or a seat 0–4 (R36).')
+        fields["from"] = HolderField(help_text='`"table"` or a seat 0–4 (R36).')
         return fields
 
 
@@ -426,12 +441,12 @@ class SubstituteSerializer(SeatOccupantSerializer, VersionedSerializer):
 
 
 class RecordReplaceSerializer(StrictSerializer):
-    record = serializers.JSONField(help_text="The corrected `domeng-record/1` of this game.")
+    record = RecordField(help_text="The corrected `domeng-record/1` of this game.")
     reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
 
 
 class ImportSerializer(StrictSerializer):
-    record = serializers.JSONField(help_text="The `domeng-record/1` record.")
+    record = RecordField(help_text="The `domeng-record/1` record.")
     players = serializers.ListField(
         child=SeatField(),
         min_length=5,
