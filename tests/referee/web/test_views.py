@@ -150,7 +150,7 @@ def test_a_tap_enters_the_move_for_the_seat_to_play(joined, game: Game) -> None:
     response = tap(client, game, seat=0, tile="6-6")
     assert response.status_code == 201
     assert shown_version(response) == 1
-    assert flash(response) is None
+    assert flash(response) == ("ok", "Entered: Andi played 6-6.")  # says what was entered
     assert Event.objects.get(game=game).payload == {"seat": 0, "tile": "6-6"}
 
 
@@ -174,7 +174,9 @@ def test_a_tap_on_a_stale_version_changes_nothing_and_says_so(
     assert response.status_code == 409
     level, text = flash(response)
     assert level == "warning"
-    assert text.startswith("Another phone entered something first.")
+    assert text.startswith(
+        "Not applied: Andi 5-5. Another phone entered something first (Andi played 6-6)"
+    )
     assert shown_version(response) == 1  # the page is refreshed
     assert live_events(game) == 1
 
