@@ -101,7 +101,8 @@ def test_make_run_serves_the_table_without_debug_with_static_files(tmp_path: Pat
         assert "Idiomorph" in script
         status, missing, _ = _get(base + "/no-such-page/")
         assert status == 404
-        assert "DEBUG = True" not in missing and "Traceback" not in missing
+        assert "DEBUG = True" not in missing  # no debug page
+        assert "Traceback" not in missing
     finally:
         server.terminate()
         output, _ = server.communicate(timeout=30)

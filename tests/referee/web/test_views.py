@@ -372,7 +372,7 @@ def test_the_camat_wears_a_badge_and_the_election_is_announced(joined, load_scen
     record = load_scenario("14_camat_election_reset_25")["record"]
     game = services.game_import(record=record)
     page = joined(game).get("/table/").content.decode()
-    assert "Besse is elected CAMAT: every stone goes back to the table." in page
+    assert "Besse becomes CAMAT: every stone goes back to the table." in page
     assert re.search(r'data-seat="1">\s*<th scope="row">.*?class="badge camat">CAMAT<', page, re.S)
     assert page.count('class="badge camat"') == 1
     assert "On the table: <b>25</b> stones" in page
