@@ -440,7 +440,7 @@ def _event_text(event: dict[str, Any]) -> str:
 def _tap_text(token: TableToken, kind: str, payload: dict[str, Any]) -> str:
     """What a tap asked, in a few words: "Besse 1-6", "Besse PASS", "Besse: remaining tiles"."""
     seat = payload.get("seat")
-    players = list(token.game.seats.order_by("number").values_list("name", flat=True))
+    players = _players(token)
     name = players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else str(seat)
     if kind == "reveal":
         return gettext("%(name)s: remaining tiles") % {"name": name}
@@ -499,10 +499,28 @@ def _gone(request: HtmxHttpRequest) -> HttpResponse:
     return redirect("web:home")
 
 
-def _referee_message(error: RefereeError) -> str:
-    """The rules core's message in the active language (its template is marked for gettext)."""
+# The rules core's parameters that hold a seat number (0–4).
+SEAT_PARAMS = ("seat", "leader", "turn")
+
+
+def _referee_message(error: RefereeError, players: list[str] | None = None) -> str:
+    """The rules core's message in the active language (its template is marked for gettext).
+
+    With the table's ``players``, a seat is named as well: "seat 4 (Evi)".
+    """
     message = gettext(error.template)
-    return message % error.params if error.params else message
+    if not error.params:
+        return message
+    params = dict(error.params)
+    for name in SEAT_PARAMS:
+        seat = params.get(name)
+        if players and isinstance(seat, int) and 0 <= seat < len(players):
+            params[name] = f"{seat} ({players[seat]})"
+    return message % params
+
+
+def _players(token: TableToken) -> list[str]:
+    return list(token.game.seats.order_by("number").values_list("name", flat=True))
 
 
 def _refusal(
@@ -510,7 +528,8 @@ def _refusal(
 ) -> tuple[dict[str, Any], int]:
     """The flash and status of a refused tap: the rules' message, or what came first."""
     if isinstance(error, RefereeError):
-        flash = _flash("error", _referee_message(error), code=error.code, rule=error.rule)
+        text = _referee_message(error, _players(token))
+        flash = _flash("error", text, code=error.code, rule=error.rule)
         return flash, 400 if error.malformed else 422
     if isinstance(error, VersionMismatch):
         return _flash("warning", _stale_text(token, tap), code=error.code), 409

@@ -255,7 +255,7 @@ def test_the_language_switch_translates_the_page_and_the_referee(
     page.fill("input[name=pips]", "99")
     page.click("form.reveal button[type=submit]")
     expect(page.locator(".flash.error")).to_contain_text(
-        "Aucun ensemble de 4 dominos que le siège 4 pourrait avoir ne fait 99 points (R33)"
+        "Aucun ensemble de 4 dominos que le siège 4 (Evi) pourrait avoir ne fait 99 points (R33)"
     )
     screenshot(page, "11-refused-in-french")
     assert live_events(game) == before

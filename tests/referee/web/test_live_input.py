@@ -332,3 +332,16 @@ def test_the_table_page_while_the_database_is_down_is_a_503_page(
         assert response.status_code == 503, url
         assert response["Retry-After"] == "2"
         assert "The referee cannot reach its database right now." in response.content.decode()
+
+
+def test_the_referees_messages_name_the_players_of_the_seats(game: Game, joined, scorekeeper):
+    enter(game, scorekeeper(game), [{"seat": 0, "tile": "6-6"}])
+    client = joined(game)
+    response = client.post(
+        "/table/move/",
+        {"version": 1, "key": str(uuid.uuid4()), "seat": 2, "tile": "1-6"},
+        headers=HTMX,
+    )
+    assert response.status_code == 422
+    assert flash(response) == ("error", "It is seat 1 (Besse)'s turn, not seat 2 (Cakra)'s (R8)")
+    assert live_events(game) == 1

@@ -272,7 +272,7 @@ def test_a_blocked_round_takes_each_seats_tiles_or_pip_sum(joined, game: Game, s
     assert response.status_code == 400
     response = client.post("/table/reveal/", {**both, "seat": 4, "pips": 99}, headers=HTMX)
     assert response.status_code == 422
-    assert flash(response)[1].startswith("No 4 tiles seat 4 could hold add up to 99 pips")
+    assert flash(response)[1].startswith("No 4 tiles seat 4 (Evi) could hold add up to 99 pips")
     assert 'name="pips"' in response.content.decode()  # the reveal form stays open
 
 
