@@ -3,9 +3,10 @@
 A browser joins a table with the game's join code (typed, or scanned from the
 organiser's QR code) and keeps the table token in its session; from then on
 it acts with that token's rights, like a phone of the API. The table page is
-one server-rendered partial (``_live.html``) that htmx polls every few
+one server-rendered partial (``_live.html``) that the page's script
+(``static/referee/table.js``, which sends ``HX-Request``) polls every few
 seconds (an unchanged version answers 204: nothing to redraw) and that every
-tap replaces with the answer of ``event_submit`` / ``event_undo``.
+tap's answer (``event_submit`` / ``event_undo``) is merged into.
 
 A poll carries what the phone is in the middle of (a tile waiting for its end,
 the undo being confirmed, the tiles ticked at a reveal): a newer version is
