@@ -52,11 +52,21 @@ def lan_address() -> str | None:
     return None if is_loopback(address) or address == "0.0.0.0" else address
 
 
+def host_port(host: str) -> str | None:
+    """The port of a Host header (``127.0.0.1:8000`` → ``8000``), or ``None``."""
+    rest = host[host.index("]") + 1 :] if host.startswith("[") else host
+    if rest.count(":") != 1:
+        return None
+    port = rest.rsplit(":", 1)[1]
+    return port if port.isdigit() else None
+
+
 def join_base(request: Any) -> str | None:
-    """``http://<lan address>:<port>`` for a request that came in on a loopback address."""
+    """``http://<lan address>:<port>`` for a request that came in on a loopback address
+    (the port the browser used, as its Host header says)."""
     address = lan_address()
     if address is None:
         return None
-    port = request.get_port()
+    port = host_port(request.get_host()) or request.get_port()
     shown = f"[{address}]" if ":" in address else address
     return f"{request.scheme}://{shown}" + ("" if port in {"80", "443"} else f":{port}")

@@ -177,9 +177,7 @@ def table(request: HtmxHttpRequest) -> HttpResponse:
         return redirect("web:home")
     page = table_page(token, **_wanted_modes(request))
     context = _live_context(page, request.session.pop(FLASH_KEY, None))
-    join_url = request.build_absolute_uri(reverse("web:join", args=[token.game.join_code]))
-    context["join_code"] = _spaced(token.game.join_code)
-    context["qr"] = qr_svg(join_url, title=gettext("Scan to join this table"))
+    context.update(_join_context(request, token.game))
     return render(request, "referee/table.html", context)
 
 
@@ -328,14 +326,23 @@ def organiser_game(request: HtmxHttpRequest, game_id: Any) -> HttpResponse:
     user = request.user
     if not (user.is_staff or game.created_by_id == user.pk):
         raise Http404
+    context = {"game": game, "seats": game.seats.all(), **_join_context(request, game)}
+    return render(request, "referee/organiser_game.html", context)
+
+
+def _join_context(request: HtmxHttpRequest, game: Game) -> dict[str, Any]:
+    """The join link, code and QR code of ``game`` for the phones at the table.
+
+    They follow the address the page was opened with, unless it is a loopback one
+    (``loopback``: the page warns), where they give this machine's LAN address
+    (``lan_found``) — a QR code of ``127.0.0.1`` would take a phone nowhere.
+    """
     path = reverse("web:join", args=[game.join_code])
     opened_at = request.build_absolute_uri(path)
     loopback = lan.is_loopback(request.get_host())
     lan_base = lan.join_base(request) if loopback else None
     join_url = lan_base + path if lan_base else opened_at
-    context = {
-        "game": game,
-        "seats": game.seats.all(),
+    return {
         "join_url": join_url,
         "loopback": loopback,
         "opened_at": opened_at,
@@ -343,7 +350,6 @@ def organiser_game(request: HtmxHttpRequest, game_id: Any) -> HttpResponse:
         "join_code": _spaced(game.join_code),
         "qr": qr_svg(join_url, title=gettext("Scan to join this table")),
     }
-    return render(request, "referee/organiser_game.html", context)
 
 
 # -- helpers ---------------------------------------------------------------------------

@@ -197,7 +197,11 @@
     var seen = swaps;
     request("GET", url, null).then(function (r) {
       if (r.redirect) { window.location.href = r.redirect; return; }
-      if (r.partial && seen === swaps) swap(r.text, false);
+      if (r.partial && seen === swaps) {
+        swap(r.text, false);
+        var entry = document.getElementById("entry");  // the choice it opened, in view
+        if (entry) entry.scrollIntoView({ block: "nearest" });
+      }
       net(null);
     }, function () { net("offline"); });
   }

@@ -329,3 +329,15 @@ def test_a_refused_form_keeps_the_page_and_its_live_updates(
     enter(game, keeper, [{"seat": 0, "tiles": ["0-3", "0-4", "0-5"]}])
     ui.wait_for_version(page, shown + 1)  # still polling
     assert live_events(game) == len(BLOCKED) + 1
+
+
+def test_the_chain_stays_in_view_after_your_own_tap(phone, game, scorekeeper) -> None:
+    enter(game, scorekeeper(game), [{"seat": 0, "tile": "6-6"}])
+    page = phone()
+    ui.join(page, game, seat=1)
+    expect(page.locator(".board")).to_be_in_viewport()
+    scrolled = page.evaluate("window.scrollY")
+    ui.tap(page, "1-6")
+    expect(page.locator(".board")).to_be_in_viewport()
+    assert page.evaluate("window.scrollY") == scrolled
+    expect(page.locator(".chain li")).to_have_count(2)

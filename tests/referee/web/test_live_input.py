@@ -345,3 +345,31 @@ def test_the_referees_messages_name_the_players_of_the_seats(game: Game, joined,
     assert response.status_code == 422
     assert flash(response) == ("error", "It is seat 1 (Besse)'s turn, not seat 2 (Cakra)'s (R8)")
     assert live_events(game) == 1
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:8000", "localhost:8000"])
+def test_a_join_qr_code_opened_at_a_loopback_address_gives_the_lan_one(
+    game: Game, joined, host: str, monkeypatch, django_user_model
+) -> None:
+    """The kind, not the instance: the organiser's page and the table's own invite."""
+    monkeypatch.setenv("DOMENG_LAN_HOST", "192.168.1.20")
+    organiser = django_user_model.objects.create_user("orga", password="correct horse")
+    game.created_by = organiser
+    game.save(update_fields=["created_by"])
+    client = joined(game)
+    client.force_login(organiser)
+    lan_url = f"http://192.168.1.20:8000/join/{game.join_code}/"
+    for url in (f"/games/{game.pk}/", "/table/"):
+        page = client.get(url, HTTP_HOST=host).content.decode()
+        assert "works on this computer only, no phone can open it" in page, url
+        assert lan_url in page, url
+        assert f"http://{host}/join/" not in page.split("works on this computer only")[1], url
+
+
+def test_without_a_network_the_loopback_page_shows_no_qr_code(
+    game: Game, joined, monkeypatch
+) -> None:
+    monkeypatch.setattr("referee.web.lan.lan_address", lambda: None)
+    page = joined(game).get("/table/", HTTP_HOST="127.0.0.1:8000").content.decode()
+    assert "This computer has no network address" in page
+    assert 'class="qr"' not in page

@@ -27,6 +27,13 @@ def test_loopback_hosts_are_told_apart_from_lan_ones() -> None:
         assert not lan.is_loopback(host), host
 
 
+def test_the_port_comes_from_the_host_the_browser_used() -> None:
+    assert lan.host_port("127.0.0.1:8123") == "8123"
+    assert lan.host_port("[::1]:8123") == "8123"
+    assert lan.host_port("localhost") is None
+    assert lan.host_port("::1") is None
+
+
 def test_the_lan_address_can_be_given(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DOMENG_LAN_HOST", "10.0.0.7")
     assert lan.lan_address() == "10.0.0.7"
