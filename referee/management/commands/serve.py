@@ -62,4 +62,7 @@ class Command(BaseCommand):
 
         self.stdout.write("Ctrl-C stops it.")
         self.stdout.flush()
-        serve(get_wsgi_application(), host=host, port=port, threads=threads, ident="domeng")
+        try:
+            serve(get_wsgi_application(), host=host, port=port, threads=threads, ident="domeng")
+        except KeyboardInterrupt:
+            self.stdout.write("Stopped.")

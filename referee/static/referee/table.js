@@ -137,11 +137,11 @@
     var list = mine();
     if (!list.length) { reason = null; render(); return; }
     var entry = list[0];
-    inFlight = entry;
+    sending(entry);
     swaps += 1;  // a poll already on its way must not redraw over this tap's answer
     render();
     request("POST", entry.url, entry.body).then(function (r) {
-      inFlight = null;
+      sending(null);
       if (r.status === 429 || r.status >= 500) {
         keep(entry, r.status === 503 ? "busy" : "error", r.retryAfter);
         return;
@@ -158,9 +158,16 @@
       render();
       pump();
     }, function () {
-      inFlight = null;
+      sending(null);
       keep(entry, "offline", 0);
     });
+  }
+
+  // The tap on its way (html[data-sending] meanwhile, for the tests' screenshots).
+  function sending(entry) {
+    inFlight = entry;
+    if (entry) document.documentElement.dataset.sending = "1";
+    else delete document.documentElement.dataset.sending;
   }
 
   function keep(entry, why, retryAfter) {
