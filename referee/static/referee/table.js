@@ -6,7 +6,7 @@
  * survives a reload and a dropped Wi-Fi) and is sent, one at a time and in order,
  * with the same body and key until the referee answers: an answer with the table
  * (2xx entered, 4xx refused with its message) takes it out of the outbox; no answer,
- * a 5xx or a 503 keeps it and sends it again with growing pauses (Retry-After when
+ * a 5xx, a 503 or a 429 keeps it and sends it again with growing pauses (Retry-After when
  * given) and at once when the browser comes back online. The referee counts a key
  * once, so a tap whose answer was lost is never entered twice.
  *
@@ -143,7 +143,8 @@
     request("POST", entry.url, entry.body).then(function (r) {
       sending(null);
       if (r.status === 429 || r.status >= 500) {
-        keep(entry, r.status === 503 ? "busy" : "error", r.retryAfter);
+        keep(entry, r.status === 503 ? "busy" : r.status === 429 ? "throttled" : "error",
+             r.retryAfter);
         return;
       }
       drop(entry.key);
