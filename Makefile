@@ -1,8 +1,12 @@
 # Developer and CI entry points. `make run` and `make test` build .venv on first use.
-# HOST=0.0.0.0 lets the table's phones reach `make run` over the Wi-Fi (with
-# DJANGO_ALLOWED_HOSTS=<this machine's address>); the default answers this machine only.
-HOST ?= 127.0.0.1
+# `make run` serves a real table: DEBUG off, waitress, whitenoise, SQLite by default
+# (config.settings.table). LAN=1 (or HOST=0.0.0.0) listens on the Wi-Fi and prints the
+# phones' address with a QR code; the default answers this machine only.
+# `make dev` is Django's development server with DEBUG on (config.settings.local).
+LAN ?=
+HOST ?= $(if $(LAN),0.0.0.0,127.0.0.1)
 PORT ?= 8000
+TABLE_SETTINGS := DJANGO_SETTINGS_MODULE=config.settings.table
 VENV := .venv
 PY := $(VENV)/bin/python
 MANAGE := $(PY) manage.py
@@ -11,8 +15,8 @@ STAMP := $(VENV)/.installed
 PYTHON_BOOT := $(shell for p in python3.11 python3; do \
 	$$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: run demo test test-core bench bench-ladder lint schema schema-check install clean messages \
-	makemessages screenshots clients clients-check
+.PHONY: run dev demo test test-core bench bench-ladder lint schema schema-check install clean \
+	messages makemessages screenshots clients clients-check
 
 install: $(STAMP)
 
@@ -27,6 +31,10 @@ $(STAMP): pyproject.toml | $(PY)
 	touch $@
 
 run: $(STAMP) messages
+	$(TABLE_SETTINGS) $(MANAGE) migrate
+	$(TABLE_SETTINGS) $(MANAGE) serve --host $(HOST) --port $(PORT)
+
+dev: $(STAMP) messages
 	$(MANAGE) migrate
 	$(MANAGE) runserver $(HOST):$(PORT)
 

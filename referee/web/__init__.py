@@ -1,1 +1,1 @@
-"""The phone web form at the table: server-rendered pages and htmx partials over the services."""
+"""The phone web form at the table: server-rendered pages and partials over the services."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.utils.translation import pgettext
+from django.utils.translation import gettext, pgettext
 
 from referee import selectors
 from referee.engine import ALL_TILES, RuleSet, Tile
@@ -38,7 +38,7 @@ _GRID = (12, 25, 38)
 REASON_WORDS = {
     "pass": "PASS",
     "passebunge": "PASSEBUNGE",
-    "cappu": "FIRST CAPPU",
+    "cappu": "FIRST CAPPU",  # shown like the badge: pgettext("named outcome", …)
     "ceki": "CEKI",
     "pollo": "POLLO",
     "manguno": "MANGUNO",
@@ -111,6 +111,8 @@ class PickerTile:
     domino: Domino
     state: str
     ends: list[int] = field(default_factory=list)
+    why: str = ""
+    checked: bool = False
 
     @property
     def enabled(self) -> bool:
@@ -137,6 +139,42 @@ class TablePage:
     pick: PickerTile | None = None
     reveal: dict[str, Any] | None = None
     confirm_undo: bool = False
+
+    @property
+    def mode_query(self) -> str:
+        """The mode this page is in, as the poll's query (``&pick=1-5&seat=2``…): a live
+        update re-checks it at the new version instead of dropping it."""
+        if self.pick is not None:
+            seat = "" if self.move_seat is None else f"&seat={self.move_seat}"
+            return f"&pick={self.pick.domino.name}{seat}"
+        if self.confirm_undo:
+            return "&confirm=undo"
+        if self.reveal is not None:
+            return f"&reveal={self.reveal['seat']['seat']}"
+        return ""
+
+    @property
+    def move_name(self) -> str:
+        """The name of the seat a tap enters a move for ("" before the game's first lead)."""
+        return str(self.seats[self.move_seat]["name"]) if self.move_seat is not None else ""
+
+    @property
+    def entry_signature(self) -> str:
+        """What a tap in the entry section means now: which mode, for which seat, which tiles.
+
+        The page's script compares it before and after a live update: when it changed,
+        taps are held for a moment, so nothing under a finger changes meaning unseen.
+        """
+        if self.pick is not None:
+            mode = f"pick:{self.pick.domino.name}:{self.pick.ends}"
+        elif self.confirm_undo and self.undo_event is not None:
+            mode = f"undo:{self.undo_event['position']}"
+        elif self.reveal is not None:
+            mode = f"reveal:{self.reveal['seat']['seat']}"
+        else:
+            mode = "reveal-seats" if self.reveal_seats else "picker"
+        tiles = ",".join(f"{t.domino.name}={t.state}" for t in self.picker if t.enabled)
+        return f"{mode}|{self.move_seat}|{self.can_pass}|{tiles}"
 
     @property
     def me(self) -> dict[str, Any] | None:
@@ -170,13 +208,17 @@ def table_page(
     pick: str | None = None,
     reveal: int | None = None,
     confirm_undo: bool = False,
+    ticked: frozenset[str] = frozenset(),
+    pips: str = "",
 ) -> TablePage:
     """The page of ``token``'s game as that phone sees it (its seat, or the scorekeeper).
 
     ``pick`` is a tile tapped once that needs a second tap (an end or the
     leading seat); ``reveal`` the seat whose remaining tiles are being entered
-    at a blocked round; ``confirm_undo`` asks before undoing. A ``pick`` or
-    ``reveal`` that the state no longer allows is dropped.
+    at a blocked round, with the tiles already ``ticked`` on its form (kept when
+    a live update or a refusal redraws it, like the typed ``pips``); ``confirm_undo``
+    asks before undoing.
+    A ``pick`` or ``reveal`` that the state no longer allows is dropped.
     """
     game = token.game
     state = selectors.game_state_for(game, viewer=token.seat, viewer_label=token.actor)
@@ -193,7 +235,11 @@ def table_page(
     move_seat = turn if turn is not None else my_seat
     # The game's first lead names its seat with a second tap, unless this phone is a seat's.
     picker_tiles = _picker(
-        state, game.rules, can_move=can_move, choose_seat=first_lead and my_seat is None
+        state,
+        game.rules,
+        can_move=can_move,
+        choose_seat=first_lead and my_seat is None,
+        seats=seats,
     )
     picked = next(
         (t for t in picker_tiles if t.domino.name == pick and t.state.startswith("choose_")),
@@ -205,7 +251,8 @@ def table_page(
         reveal_seats = [s for s in rnd["awaiting_reveal"] if my_seat is None or s == my_seat]
     reveal_view = None
     if reveal is not None and reveal in reveal_seats:
-        reveal_view = _reveal_view(state, reveal, seats)
+        reveal_view = _reveal_view(state, reveal, seats, ticked)
+        reveal_view["pips"] = pips if pips.isdigit() else ""
     reveal_seat_views = [seats[s] for s in reveal_seats]
 
     last = state["last_events"][-1] if state["last_events"] else None
@@ -234,11 +281,15 @@ def table_page(
 
 
 def _seat_view(seat: dict[str, Any], state: dict[str, Any], my_seat: int | None) -> dict[str, Any]:
+    # Before a round's lead every seat holds a new hand of 5 (R4); the state still counts
+    # the finished round's tiles, which its banner shows.
+    tiles_left = 5 if state["round"]["status"] == "awaiting_lead" else seat["tiles_left"]
     return {
         **seat,
+        "tiles_left": tiles_left,
         "is_turn": state["turn"] == seat["seat"] and state["round"]["status"] != "awaiting_reveals",
         "is_me": my_seat == seat["seat"],
-        "left_range": range(seat["tiles_left"]),
+        "left_range": range(tiles_left),
     }
 
 
@@ -258,12 +309,62 @@ def _chain(chain: list[str]) -> list[Domino]:
     return dominoes
 
 
+def _sleeping(state: dict[str, Any], rules: dict[str, Any]) -> set[str]:
+    """The tiles the game's first lead asserted sleeping (R5): the first-lead doubles
+    listed before the one led, which is the first of them on the chain."""
+    rnd = state["round"]
+    if rnd["number"] != 1 or not rnd["chain"]:
+        return set()
+    chain = {str(Tile.parse(t)) for t in rnd["chain"]}
+    doubles = [str(t) for t in RuleSet.from_dict(rules).first_lead_doubles]
+    led = next((index for index, name in enumerate(doubles) if name in chain), 0)
+    return set(doubles[:led])
+
+
+def _why_not(
+    name: str,
+    state_: str,
+    *,
+    sleeping: set[str],
+    passed_on: set[int],
+    turn_seat: dict[str, Any] | None,
+) -> str:
+    """Why a greyed-out tile cannot be tapped now, in the table's words (shown on a tap)."""
+    low, high = (int(v) for v in name.split("-"))
+    if state_ == "played":
+        return gettext("%(tile)s is already on the table this round.") % {"tile": name}
+    if name in sleeping:
+        return gettext("%(tile)s sleeps: the first lead asserted it was not dealt (R5).") % {
+            "tile": name
+        }
+    if turn_seat is not None and ({low, high} & passed_on):
+        values = ", ".join(str(v) for v in sorted({low, high} & passed_on))
+        return gettext(
+            "%(name)s passed when %(values)s was open, so cannot hold %(tile)s (R32)."
+        ) % {"name": turn_seat["name"], "values": values, "tile": name}
+    return ""
+
+
 def _picker(
-    state: dict[str, Any], rules: dict[str, Any], *, can_move: bool, choose_seat: bool
+    state: dict[str, Any],
+    rules: dict[str, Any],
+    *,
+    can_move: bool,
+    choose_seat: bool,
+    seats: list[dict[str, Any]] | None = None,
 ) -> list[PickerTile]:
-    """The 28 tiles with what a tap does now (``playable`` for plays; R5/R6 for a lead)."""
+    """The 28 tiles with what a tap does now (``playable`` for plays; R5/R6 for a lead).
+
+    A tile that cannot be tapped says why when it can (``why``): already played,
+    asserted sleeping by the first lead (R5), or carrying a value the seat to
+    play passed on earlier in the round (R32).
+    """
     rnd = state["round"]
     played = {str(Tile.parse(t)) for t in rnd["chain"]}
+    turn = state["turn"]
+    turn_seat = seats[turn] if seats is not None and turn is not None else None
+    passed_on = set(state["seats"][turn]["passed_on"]) if turn is not None else set()
+    sleeping = _sleeping(state, rules)
     fits: dict[str, list[int]] = {}
     for value, tiles in rnd["playable"].items():
         for name in tiles:
@@ -294,7 +395,12 @@ def _picker(
             state_ = "choose_end"
         else:
             state_ = "play"
-        tiles.append(PickerTile(domino=domino, state=state_, ends=ends))
+        why = ""
+        if state_ in {"played", "blocked"} and rnd["status"] == "in_play":
+            why = _why_not(
+                name, state_, sleeping=sleeping, passed_on=passed_on, turn_seat=turn_seat
+            )
+        tiles.append(PickerTile(domino=domino, state=state_, ends=ends, why=why))
     return tiles
 
 
@@ -310,7 +416,7 @@ def _transfers(transfers: list[dict[str, Any]], seats: list[dict[str, Any]]) -> 
             "to": table if t["to"] == "table" else _who(t["to"], seats),
             "source": None if t["from"] == "table" else _who(t["from"], seats),
             "stones": t["stones"],
-            "reason": REASON_WORDS.get(t["reason"], t["reason"].upper()),
+            "reason": _named(REASON_WORDS.get(t["reason"], t["reason"].upper()))["text"],
         }
         for t in transfers
     ]
@@ -370,12 +476,18 @@ def _banner(state: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any
     }
 
 
-def _reveal_view(state: dict[str, Any], seat: int, seats: list[dict[str, Any]]) -> dict[str, Any]:
+def _reveal_view(
+    state: dict[str, Any],
+    seat: int,
+    seats: list[dict[str, Any]],
+    ticked: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
     """The reveal screen of one seat at a blocked round (R18, R33).
 
     Tiles played this round and tiles carrying a final open end's value or a
     value the seat passed on (everyone passed on the ends, R33/R32) are
-    disabled; the referee checks the rest.
+    disabled; the referee checks the rest. ``ticked`` tiles that may still be
+    revealed are drawn ticked.
     """
     rnd = state["round"]
     played = {str(Tile.parse(t)) for t in rnd["chain"]}
@@ -385,7 +497,13 @@ def _reveal_view(state: dict[str, Any], seat: int, seats: list[dict[str, Any]]) 
         low, high = (int(v) for v in name.split("-"))
         possible = name not in played and not ({low, high} & excluded_values)
         domino = Domino(name=name, first=low, second=high)
-        tiles.append(PickerTile(domino=domino, state="play" if possible else "blocked"))
+        tiles.append(
+            PickerTile(
+                domino=domino,
+                state="play" if possible else "blocked",
+                checked=possible and name in ticked,
+            )
+        )
     return {
         "seat": seats[seat],
         "count": state["seats"][seat]["tiles_left"],

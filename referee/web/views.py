@@ -3,24 +3,38 @@
 A browser joins a table with the game's join code (typed, or scanned from the
 organiser's QR code) and keeps the table token in its session; from then on
 it acts with that token's rights, like a phone of the API. The table page is
-one server-rendered partial (``_live.html``) that htmx polls every few
+one server-rendered partial (``_live.html``) that the page's script
+(``static/referee/table.js``, which sends ``HX-Request``) polls every few
 seconds (an unchanged version answers 204: nothing to redraw) and that every
-tap replaces with the answer of ``event_submit`` / ``event_undo``.
+tap's answer (``event_submit`` / ``event_undo``) is merged into.
+
+A poll carries what the phone is in the middle of (a tile waiting for its end,
+the undo being confirmed, the tiles ticked at a reveal): a newer version is
+drawn with that input re-checked — kept if it still applies, else cancelled
+with the reason — never silently dropped. A database that cannot answer is a
+503 with ``Retry-After`` (``database_unavailable_as_503``), never a 500 page.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
 import uuid
+from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.translation import gettext
+from django.utils.html import strip_tags
+from django.utils.translation import gettext, pgettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -34,15 +48,20 @@ from referee.engine.strategies import STRATEGIES
 from referee.exceptions import IdempotencyKeyReused, ServiceError, VersionMismatch
 from referee.lockouts import JoinClient, give_device
 from referee.middleware import checks_conditions
-from referee.models import Game, TableToken
+from referee.models import Correction, Event, Game, TableToken
 from referee.services import Actor, Idempotency, Precondition, join_code_check
-from referee.web import forms
+from referee.web import forms, lan
 from referee.web.qr import qr_svg
 from referee.web.selectors import TablePage, table_page
 from referee.web.session import forget_token, remember_token, session_token
 
+logger = logging.getLogger(__name__)
+
 FLASH_KEY = "domeng_flash"
 POLL_SECONDS = getattr(settings, "DOMENG_POLL_SECONDS", 2)
+# Seconds a phone waits before sending a kept tap again when the database cannot answer
+# (the API's ``database_busy`` waits as long).
+DATABASE_RETRY_AFTER = 2
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -51,10 +70,36 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
+def database_unavailable_as_503(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A page or tap whose database is busy or down answers 503 with ``Retry-After``.
+
+    Like the API's ``database_busy``: nothing was applied (the transaction rolled
+    back). A tap (htmx) gets a short body its script shows while it keeps the tap
+    and sends it again; a page gets a plain page saying the referee is unreachable.
+    It renders without the database (no session, no user).
+    """
+
+    @functools.wraps(view)
+    def wrapped(request: HtmxHttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except (OperationalError, InterfaceError) as error:  # locked, refused, gone away
+            logger.warning("Database unavailable in a web view: %s", error)
+        partial = bool(getattr(request, "htmx", False))
+        template = "referee/_unavailable.html" if partial else "referee/unavailable.html"
+        response = render(request, template, status=503)
+        response["Retry-After"] = str(DATABASE_RETRY_AFTER)
+        response["Cache-Control"] = "no-store"
+        return response
+
+    return wrapped
+
+
 # -- joining ---------------------------------------------------------------------------
 
 
 @require_http_methods(["GET", "POST"])
+@database_unavailable_as_503
 def home(request: HtmxHttpRequest) -> HttpResponse:
     """Type the table's join code (or come back to the table this browser joined)."""
     form = forms.JoinCodeForm(request.POST or None)
@@ -74,6 +119,7 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
+@database_unavailable_as_503
 def join(request: HtmxHttpRequest, code: str) -> HttpResponse:
     """Pick a seat, or the scorekeeper for the whole table; the token goes to the session."""
     if request.method == "POST":
@@ -100,6 +146,7 @@ def join(request: HtmxHttpRequest, code: str) -> HttpResponse:
 
 
 @require_POST
+@database_unavailable_as_503
 def leave(request: HtmxHttpRequest) -> HttpResponse:
     """Leave the table: the token is revoked (its seat is free for another phone) and this
     browser forgets it."""
@@ -132,38 +179,45 @@ def _with_retry_after(response: HttpResponse, error: ServiceError | None) -> Htt
 
 @never_cache
 @require_GET
+@database_unavailable_as_503
 def table(request: HtmxHttpRequest) -> HttpResponse:
     """The table page: state, chain, seats, last events and the move entry."""
     token = session_token(request)
     if token is None:
         return redirect("web:home")
-    context = _table_context(request, token, request.session.pop(FLASH_KEY, None), modes=True)
-    join_url = request.build_absolute_uri(reverse("web:join", args=[token.game.join_code]))
-    context["join_code"] = _spaced(token.game.join_code)
-    context["qr"] = qr_svg(join_url, title=gettext("Scan to join this table"))
+    page = table_page(token, **_wanted_modes(request))
+    context = _live_context(page, request.session.pop(FLASH_KEY, None))
+    context.update(_join_context(request, token.game))
     return render(request, "referee/table.html", context)
 
 
 @never_cache
 @require_GET
+@database_unavailable_as_503
 def live(request: HtmxHttpRequest) -> HttpResponse:
-    """The polled partial: 204 while the game's version is the one the page shows."""
+    """The polled partial: 204 while the game's version is the one the page shows.
+
+    Without ``v`` it opens a mode on the page shown (``pick``, ``confirm=undo``,
+    ``reveal``). With ``v`` (a poll) and a newer version, the mode the phone
+    was in is re-checked at that version (``_recheck``).
+    """
     token = session_token(request)
     if token is None:
         return HttpResponseClientRedirect(reverse("web:home"))
     shown = request.GET.get("v")
     if shown is not None and shown == str(token.game.version):
         return HttpResponse(status=204, headers={"ETag": f'"{token.game.version}"'})
-    # A tap's own modes (pick, undo) need the version they were opened at; a reveal
-    # being entered survives another seat's reveal.
-    context = _table_context(request, token, None, modes=shown is None)
-    response = render(request, "referee/_live.html", context)
-    response["ETag"] = f'"{context["page"].state["version"]}"'
+    wanted = _wanted_modes(request)
+    page = table_page(token, **wanted)
+    flash = _recheck(request, page, wanted) if shown is not None else None
+    response = render(request, "referee/_live.html", _live_context(page, flash))
+    response["ETag"] = f'"{page.state["version"]}"'
     return response
 
 
 @checks_conditions
 @require_POST
+@database_unavailable_as_503
 def move(request: HtmxHttpRequest) -> HttpResponse:
     """One tap: a play (tile, and its end when it fits two) or PASS, for the seat to move."""
     token = session_token(request)
@@ -177,21 +231,28 @@ def move(request: HtmxHttpRequest) -> HttpResponse:
 
 @checks_conditions
 @require_POST
+@database_unavailable_as_503
 def reveal(request: HtmxHttpRequest) -> HttpResponse:
-    """A blocked round: one seat's remaining tiles or their pip sum (R18, R33)."""
+    """A blocked round: one seat's remaining tiles or their pip sum (R18, R33).
+
+    A refused reveal is drawn again with what was ticked, to correct and resend.
+    """
     token = session_token(request)
     if token is None:
         return _gone(request)
     form = forms.RevealForm(request.POST)
+    ticked = frozenset(request.POST.getlist("tiles"))
     if not form.is_valid():
         seat = request.POST.get("seat", "")
-        extra = {"reveal": int(seat)} if _is_seat(seat) else {}
+        pips = request.POST.get("pips", "")
+        extra = {"reveal": int(seat), "ticked": ticked, "pips": pips} if _is_seat(seat) else {}
         return _answer(request, token, _form_refusal(form), 400, **extra)
     return _submit(request, token, form, "reveal")
 
 
 @checks_conditions
 @require_POST
+@database_unavailable_as_503
 def undo(request: HtmxHttpRequest) -> HttpResponse:
     """Undo the game's last event (after the page asked for confirmation)."""
     token = session_token(request)
@@ -210,7 +271,7 @@ def undo(request: HtmxHttpRequest) -> HttpResponse:
             reason="undo on the table page",
         )
     except (RefereeError, ServiceError) as error:
-        return _answer(request, token, *_refusal(error))
+        return _answer(request, token, *_refusal(error, token, gettext("the undo")))
     return _answer(request, token, _accepted(outcome, undone=True), 200)
 
 
@@ -229,8 +290,14 @@ def _submit(
             idempotency=_idempotency(request, data, {"kind": kind, "payload": payload}),
         )
     except (RefereeError, ServiceError) as error:
-        flash, status = _refusal(error)
-        keep = {"reveal": payload["seat"]} if kind == "reveal" and status == 422 else {}
+        flash, status = _refusal(error, token, _tap_text(token, kind, payload))
+        keep = {}
+        if kind == "reveal" and status in {400, 422}:  # to correct and send again
+            keep = {
+                "reveal": payload["seat"],
+                "ticked": frozenset(payload.get("tiles", ())),
+                "pips": str(payload.get("pips", "")),
+            }
         return _answer(request, token, flash, status, **keep)
     return _answer(request, token, _accepted(outcome), 201)
 
@@ -240,6 +307,7 @@ def _submit(
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@database_unavailable_as_503
 def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
     """An organiser's games, and a form to start one with five players (R3)."""
     user = request.user
@@ -259,22 +327,43 @@ def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
+@database_unavailable_as_503
 def organiser_game(request: HtmxHttpRequest, game_id: Any) -> HttpResponse:
-    """The organiser's page of one game: its join code and a QR code to join it."""
+    """The organiser's page of one game: its join code and a QR code to join it.
+
+    Opened at a loopback address (``127.0.0.1``, ``localhost``), which no phone
+    can reach, the page says so and its QR code and link give this machine's
+    address on the local network instead (``lan.join_base``).
+    """
     game = get_object_or_404(Game, pk=game_id)
     user = request.user
     if not (user.is_staff or game.created_by_id == user.pk):
         raise Http404
-    join_url = request.build_absolute_uri(reverse("web:join", args=[game.join_code]))
-    context = {
-        "game": game,
-        "seats": game.seats.all(),
+    context = {"game": game, "seats": game.seats.all(), **_join_context(request, game)}
+    return render(request, "referee/organiser_game.html", context)
+
+
+def _join_context(request: HtmxHttpRequest, game: Game) -> dict[str, Any]:
+    """The join link, code and QR code of ``game`` for the phones at the table.
+
+    They follow the address the page was opened with, unless it is a loopback one
+    (``loopback``: the page warns), where they give this machine's LAN address
+    (``lan_found``) — a QR code of ``127.0.0.1`` would take a phone nowhere.
+    """
+    path = reverse("web:join", args=[game.join_code])
+    opened_at = request.build_absolute_uri(path)
+    loopback = lan.is_loopback(request.get_host())
+    lan_base = lan.join_base(request) if loopback else None
+    join_url = lan_base + path if lan_base else opened_at
+    return {
         "join_url": join_url,
+        "loopback": loopback,
+        "opened_at": opened_at,
+        "lan_found": lan_base is not None,
         "join_code": _spaced(game.join_code),
         "qr": qr_svg(join_url, title=gettext("Scan to join this table")),
         "strategies": sorted(STRATEGIES),  # computer seats (R39)
     }
-    return render(request, "referee/organiser_game.html", context)
 
 
 # -- helpers ---------------------------------------------------------------------------
@@ -316,17 +405,90 @@ def _idempotency(
     return Idempotency(f"web:{data['key']}", fingerprint)
 
 
-def _table_context(
-    request: HtmxHttpRequest, token: TableToken, flash: dict[str, Any] | None, *, modes: bool
-) -> dict[str, Any]:
+def _wanted_modes(request: HtmxHttpRequest) -> dict[str, Any]:
+    """The mode the phone asks for or is in: ``pick`` (and its ``seat``), ``confirm=undo``,
+    ``reveal`` (a seat) with the ``tiles`` ticked so far."""
     reveal_seat = request.GET.get("reveal", "")
-    page = table_page(
-        token,
-        pick=request.GET.get("pick") if modes else None,
-        reveal=int(reveal_seat) if _is_seat(reveal_seat) else None,
-        confirm_undo=modes and request.GET.get("confirm") == "undo",
-    )
-    return _live_context(page, flash)
+    return {
+        "pick": request.GET.get("pick") or None,
+        "reveal": int(reveal_seat) if _is_seat(reveal_seat) else None,
+        "confirm_undo": request.GET.get("confirm") == "undo",
+        "ticked": frozenset(request.GET.getlist("tiles")),
+        "pips": request.GET.get("pips", ""),
+    }
+
+
+def _recheck(
+    request: HtmxHttpRequest, page: TablePage, wanted: dict[str, Any]
+) -> dict[str, Any] | None:
+    """A poll found a newer version: keep the phone's pending input if it still applies,
+    else cancel it on the page with the reason. Returns the flash that says which."""
+    change = _latest_change(page)
+    if wanted["pick"]:
+        seat = request.GET.get("seat", "")
+        same_seat = not seat.isdigit() or int(seat) == page.move_seat
+        tile = wanted["pick"]
+        if page.pick is not None and same_seat:
+            text = gettext(
+                "The table changed (%(change)s). Your choice of %(tile)s still applies: "
+                "name its end."
+            )
+            return _flash("info", text % {"change": change, "tile": tile})
+        page.pick = None
+        text = gettext(
+            "Your choice of %(tile)s was cancelled: the table changed (%(change)s). "
+            "Nothing was entered."
+        )
+        return _flash("warning", text % {"change": change, "tile": tile})
+    if wanted["confirm_undo"]:
+        # The last entry may be another one now: never undo what was not confirmed.
+        page.confirm_undo = False
+        text = gettext(
+            "Nothing was undone: the table changed (%(change)s). Check the last entry "
+            "before undoing it."
+        )
+        return _flash("warning", text % {"change": change})
+    if wanted["reveal"] is not None:
+        if page.reveal is not None:
+            if not wanted["ticked"] and not wanted["pips"]:
+                return None
+            text = gettext("The table changed (%(change)s). What you ticked is kept.")
+            return _flash("info", text % {"change": change})
+        name = page.seats[wanted["reveal"]]["name"] if 0 <= wanted["reveal"] < 5 else ""
+        text = gettext(
+            "The reveal of %(name)s was cancelled: the table changed (%(change)s). "
+            "Nothing of it was sent."
+        )
+        return _flash("warning", text % {"name": name, "change": change})
+    return None
+
+
+def _latest_change(page: TablePage) -> str:
+    """The newest entry of the table in words ("Cakra played 1-6"), or "an undo"."""
+    return _event_text(page.events[0]) if page.events else gettext("an undo")
+
+
+def _event_text(event: dict[str, Any]) -> str:
+    """An event's line ("Besse played 1-6 on the 6 end") as plain text."""
+    html = render_to_string("referee/_event_what.html", {"e": event})
+    return " ".join(strip_tags(html).split())
+
+
+def _tap_text(token: TableToken, kind: str, payload: dict[str, Any]) -> str:
+    """What a tap asked, in a few words: "Besse 1-6", "Besse PASS", "Besse: remaining tiles"."""
+    seat = payload.get("seat")
+    players = _players(token)
+    name = players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else str(seat)
+    if kind == "reveal":
+        return gettext("%(name)s: remaining tiles") % {"name": name}
+    if payload.get("pass"):
+        return f"{name} {pgettext('button', 'PASS')}"
+    on = f" ({payload['on']})" if payload.get("on") is not None else ""
+    return f"{name} {payload.get('tile')}{on}"
+
+
+def _flash(level: str, text: str, *, code: str | None = None, rule: str | None = None) -> dict:
+    return {"level": level, "text": text, "code": code, "rule": rule}
 
 
 def _live_context(page: TablePage, flash: dict[str, Any] | None) -> dict[str, Any]:
@@ -343,14 +505,27 @@ def _answer(
 ) -> HttpResponse:
     """htmx: the refreshed partial (with the flash); a plain form post: back to the page."""
     token.game.refresh_from_db()
+    page = table_page(
+        token,
+        reveal=modes.get("reveal"),
+        ticked=modes.get("ticked", frozenset()),
+        pips=modes.get("pips", ""),
+    )
+    if flash is not None and flash.get("entered") is not None:
+        position = flash.pop("entered")
+        entered = next((e for e in page.events if e.get("position") == position), None)
+        if entered is not None:
+            flash["text"] = gettext("Entered: %(event)s.") % {"event": _event_text(entered)}
     if not request.htmx:
         if flash is not None:
             request.session[FLASH_KEY] = flash
         url = reverse("web:table")
         if modes.get("reveal") is not None:
-            url += f"?reveal={modes['reveal']}"
+            query = [("reveal", modes["reveal"]), *(("tiles", t) for t in modes.get("ticked", ()))]
+            if modes.get("pips"):
+                query.append(("pips", modes["pips"]))
+            url += "?" + urlencode(query)
         return redirect(url)
-    page = table_page(token, reveal=modes.get("reveal"))
     return render(request, "referee/_live.html", _live_context(page, flash), status=status)
 
 
@@ -361,33 +536,80 @@ def _gone(request: HtmxHttpRequest) -> HttpResponse:
     return redirect("web:home")
 
 
-def _refusal(error: RefereeError | ServiceError) -> tuple[dict[str, Any], int]:
+def _players(token: TableToken) -> list[str]:
+    return list(token.game.seats.order_by("number").values_list("name", flat=True))
+
+
+def _refusal(
+    error: RefereeError | ServiceError, token: TableToken, tap: str
+) -> tuple[dict[str, Any], int]:
+    """The flash and status of a refused tap: the rules' message, or what came first."""
     if isinstance(error, RefereeError):
-        flash = {
-            "level": "error",
-            "text": referee_message(error),
-            "code": error.code,
-            "rule": error.rule,
-        }
+        text = referee_message(error)
+        flash = _flash("error", text, code=error.code, rule=error.rule)
         return flash, 400 if error.malformed else 422
-    if isinstance(error, (VersionMismatch, IdempotencyKeyReused)):
+    if isinstance(error, VersionMismatch):
+        return _flash("warning", _stale_text(token, tap), code=error.code), 409
+    if isinstance(error, IdempotencyKeyReused):
         text = gettext(
-            "Another phone entered something first. Nothing was applied: the table below "
-            "is up to date, check it and tap again if needed."
+            "Not applied: %(tap)s. This tap was already sent with other content; "
+            "the table below is up to date, tap again if needed."
         )
-        return {"level": "warning", "text": text, "code": error.code, "rule": None}, 409
-    return {"level": "error", "text": error.detail, "code": error.code, "rule": None}, error.status
+        return _flash("warning", text % {"tap": tap}, code=error.code), 409
+    return _flash("error", str(error.detail), code=error.code), error.status
+
+
+def _stale_text(token: TableToken, tap: str) -> str:
+    """Why a tap made on an older version was not applied: this phone's own earlier
+    entry or another phone's (events and corrections carry who entered them)."""
+    event = Event.objects.filter(game_id=token.game_id).order_by("-created_at", "-id").first()
+    correction = (
+        Correction.objects.filter(game_id=token.game_id).order_by("-created_at", "-id").first()
+    )
+    latest: Event | Correction | None = event
+    if correction is not None and (event is None or correction.created_at >= event.created_at):
+        latest = correction
+    mine = latest is not None and latest.entered_by == token.actor
+    if isinstance(latest, Correction):
+        if mine:
+            text = gettext(
+                "Not applied: %(tap)s. This phone's undo was entered first; "
+                "the table below shows it, tap again if needed."
+            )
+        else:
+            text = gettext(
+                "Not applied: %(tap)s. Another phone undid an entry first; "
+                "the table below shows it, tap again if needed."
+            )
+        return text % {"tap": tap}
+    page = table_page(token)
+    change = _latest_change(page)
+    if mine:
+        text = gettext(
+            "Not applied: %(tap)s. This phone's earlier tap was entered first (%(change)s); "
+            "the table below shows it, tap again if needed."
+        )
+    else:
+        text = gettext(
+            "Not applied: %(tap)s. Another phone entered something first (%(change)s); "
+            "the table below is up to date, tap again if needed."
+        )
+    return text % {"tap": tap, "change": change}
 
 
 def _form_refusal(form: Any) -> dict[str, Any]:
     messages = [str(m) for errors in form.errors.values() for m in errors]
-    return {"level": "error", "text": " ".join(messages), "code": "form_invalid", "rule": None}
+    return _flash("error", " ".join(messages), code="form_invalid")
 
 
-def _accepted(outcome: services.Outcome, *, undone: bool = False) -> dict[str, Any] | None:
+def _accepted(outcome: services.Outcome, *, undone: bool = False) -> dict[str, Any]:
+    """Every tap the referee took says so: counted once (a retry), undone, or entered
+    (``text`` filled in by ``_answer`` from the event's line once the page is drawn)."""
     if outcome.replayed:
         text = gettext("That tap had already been counted: it counts once.")
-        return {"level": "ok", "text": text, "code": None, "rule": None}
+        return _flash("ok", text)
     if undone:
-        return {"level": "ok", "text": gettext("Undone."), "code": None, "rule": None}
-    return None
+        return _flash("ok", gettext("Undone."))
+    flash = _flash("ok", gettext("Entered."))
+    flash["entered"] = outcome.body.get("event", {}).get("position")
+    return flash

@@ -96,9 +96,9 @@ def test_only_a_sqlite_database_gets_the_sqlite_options():
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_make_run_listens_on_the_host_it_is_given():
-    def runserver_line(*args: str) -> str:
+    def command_line(target: str, command: str, *args: str) -> str:
         run = subprocess.run(
-            ["make", "-n", "run", *args],
+            ["make", "-n", target, *args],
             cwd=ROOT,
             env={k: v for k, v in os.environ.items() if k not in {"HOST", "PORT"}},
             capture_output=True,
@@ -106,10 +106,21 @@ def test_make_run_listens_on_the_host_it_is_given():
             timeout=60,
             check=True,
         )
-        return next(line for line in run.stdout.splitlines() if "runserver" in line)
+        return next(line for line in run.stdout.splitlines() if command in line)
 
-    assert runserver_line().endswith("runserver 127.0.0.1:8000")
-    assert runserver_line("HOST=0.0.0.0", "PORT=8001").endswith("runserver 0.0.0.0:8001")
+    # make run: the table's settings (DEBUG off) under waitress; LAN=1 listens on the Wi-Fi.
+    serve = command_line("run", "manage.py serve")
+    assert serve.startswith("DJANGO_SETTINGS_MODULE=config.settings.table ")
+    assert serve.endswith("serve --host 127.0.0.1 --port 8000")
+    assert command_line("run", "manage.py serve", "LAN=1").endswith("--host 0.0.0.0 --port 8000")
+    assert command_line("run", "manage.py serve", "HOST=0.0.0.0", "PORT=8001").endswith(
+        "--host 0.0.0.0 --port 8001"
+    )
+    # make dev: Django's development server with the local settings.
+    assert command_line("dev", "runserver").endswith("runserver 127.0.0.1:8000")
+    assert command_line("dev", "runserver", "HOST=0.0.0.0", "PORT=8001").endswith(
+        "runserver 0.0.0.0:8001"
+    )
 
 
 @pytest.mark.parametrize(

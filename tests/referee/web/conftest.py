@@ -173,10 +173,8 @@ def screenshot(screenshot_dir: Path) -> Callable[..., Path]:
 
     def take(page: Any, name: str, *, top: bool = False) -> Path:
         assert re.fullmatch(r"[a-z0-9_-]+", name)
-        # Let htmx finish swapping and settling (it may scroll), then paint twice.
-        page.wait_for_function(
-            "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')"
-        )
+        # Let table.js finish sending a tap (html[data-sending] meanwhile), then paint twice.
+        page.wait_for_function("() => !document.documentElement.dataset.sending")
         page.wait_for_timeout(50)
         if top:
             page.evaluate("window.scrollTo(0, 0)")

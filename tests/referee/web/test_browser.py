@@ -41,8 +41,14 @@ def join(page: Any, game: Game, seat: int | None = None, *, screenshot: Any = No
     expect(page.locator("#live")).to_be_visible()
 
 
+def settled(page: Any) -> None:
+    """Wait until taps are no longer held after a live update changed the entry (table.js)."""
+    page.wait_for_function("() => !document.documentElement.dataset.held")
+
+
 def tap(page: Any, tile: str | None, *, end: int | None = None, lead_seat: int | None = None):
     """One tap on a tile (or PASS); a second tap only for the end or the first lead's seat."""
+    settled(page)
     before = version(page)
     if tile is None:
         page.click("form.pass button")
@@ -180,6 +186,7 @@ def test_two_phones_at_one_table_stay_in_step(phone, game, screenshot) -> None:
     wait_for_version(keeper, 2)
     expect(keeper.locator(".events li.latest")).to_contain_text("Besse played 1-6")
 
+    settled(keeper)  # the poll just changed what the keeper's taps mean
     keeper.click("a.undo")
     keeper.click("form.confirm button")
     wait_for_version(besse, 3)  # Besse's move is gone on her phone too: her turn again
@@ -286,26 +293,39 @@ def test_the_table_fits_a_phone_with_large_touch_targets(phone, game, scorekeepe
         assert small == [], (url, small)
 
 
-def test_the_organisers_qr_code_takes_a_phone_to_the_seat_picker(
-    phone, django_user_model, screenshot
-) -> None:
-    django_user_model.objects.create_user("orga", password="correct horse battery")
-    organiser = phone()
-    organiser.goto("/games/")
+def sign_in_and_create_a_game(organiser: Any, base: str = "") -> Game:
+    """An organiser signs in at /games/ and starts a game with the five usual names."""
+    organiser.goto(base + "/games/")
     organiser.fill("input[name=username]", "orga")
     organiser.fill("input[name=password]", "correct horse battery")
     organiser.click("form.join button[type=submit]")
     for seat, name in enumerate(["Andi", "Besse", "Cakra", "Daeng", "Evi"]):
         organiser.fill(f"input[name=seat_{seat}]", name)
     organiser.click("form.join button[type=submit]")
-    expect(organiser.locator(".qr svg")).to_be_visible()
-    screenshot(organiser, "00-organiser-qr")
-    join_url = organiser.locator(".invite a").get_attribute("href")  # what the QR code says
-    code = Game.objects.get().join_code
-    assert join_url.endswith(f"/join/{code}/")
+    return Game.objects.get()
 
-    scanned = phone()
-    scanned.goto(join_url)
+
+def test_the_organisers_qr_code_takes_a_phone_to_the_seat_picker(
+    phone, django_user_model, screenshot, live_server, monkeypatch
+) -> None:
+    """Opened at 127.0.0.1, the page warns and its QR code gives the laptop's LAN address."""
+    monkeypatch.setenv("DOMENG_LAN_HOST", "192.168.1.20")
+    django_user_model.objects.create_user("orga", password="correct horse battery")
+    organiser = phone()
+    laptop = live_server.url.replace("localhost", "127.0.0.1")
+    code = sign_in_and_create_a_game(organiser, laptop).join_code
+    assert organiser.url.startswith("http://127.0.0.1:")
+    expect(organiser.locator(".qr svg")).to_be_visible()
+    warning = organiser.locator(".loopback")
+    expect(warning).to_contain_text("works on this computer only, no phone can open it")
+    expect(warning).to_contain_text("make run LAN=1")
+    screenshot(organiser, "00-organiser-qr")
+    port = live_server.url.rsplit(":", 1)[1]
+    join_url = organiser.locator(".invite a").get_attribute("href")  # what the QR code says
+    assert join_url == f"http://192.168.1.20:{port}/join/{code}/"
+
+    scanned = phone()  # the phone on the Wi-Fi reaches the same server at that path
+    scanned.goto(join_url.replace(f"http://192.168.1.20:{port}", live_server.url))
     expect(scanned.locator(".seat-pick button")).to_have_count(6)
     scanned.click('.seat-pick button[value="4"]')
     expect(scanned.locator(".who .me")).to_contain_text("Evi, seat 4")

@@ -152,7 +152,7 @@ def test_a_tap_enters_the_move_for_the_seat_to_play(joined, game: Game) -> None:
     response = tap(client, game, seat=0, tile="6-6")
     assert response.status_code == 201
     assert shown_version(response) == 1
-    assert flash(response) is None
+    assert flash(response) == ("ok", "Entered: Andi played 6-6.")  # says what was entered
     assert Event.objects.get(game=game).payload == {"seat": 0, "tile": "6-6"}
 
 
@@ -176,7 +176,9 @@ def test_a_tap_on_a_stale_version_changes_nothing_and_says_so(
     assert response.status_code == 409
     level, text = flash(response)
     assert level == "warning"
-    assert text.startswith("Another phone entered something first.")
+    assert text.startswith(
+        "Not applied: Andi 5-5. Another phone entered something first (Andi played 6-6)"
+    )
     assert shown_version(response) == 1  # the page is refreshed
     assert live_events(game) == 1
 
@@ -373,7 +375,7 @@ def test_the_camat_wears_a_badge_and_the_election_is_announced(joined, load_scen
     record = load_scenario("14_camat_election_reset_25")["record"]
     game = services.game_import(record=record)
     page = joined(game).get("/table/").content.decode()
-    assert "Besse is elected CAMAT: every stone goes back to the table." in page
+    assert "Besse becomes CAMAT: every stone goes back to the table." in page
     assert re.search(r'data-seat="1">\s*<th scope="row">.*?class="badge camat">CAMAT<', page, re.S)
     assert page.count('class="badge camat"') == 1
     assert "On the table: <b>25</b> stones" in page
