@@ -948,7 +948,7 @@ class CorrectionsView(GameMixin, APIView):
         "entry; each round keeps the time it was settled at the table; league rows follow in "
         "the same transaction. A correction that changes nothing stores nothing "
         "(`correction: null`, same version)." + ORGANISER_ONLY,
-        request=s.CorrectionSerializer,
+        request=s.CorrectionRequestSerializer,
         parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
         responses={200: CORRECTION_RESULT, **RULING_PROBLEMS},
         examples=[
@@ -983,7 +983,7 @@ class CorrectionsView(GameMixin, APIView):
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        data = _validated(s.CorrectionSerializer, request)
+        data = _validated(s.CorrectionRequestSerializer, request)
         changes = [
             corrections.Change(
                 op=c["op"],

@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 from typing import Any, ClassVar
 
+from django.core.exceptions import ImproperlyConfigured
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.plumbing import ResolvedComponent
@@ -872,6 +873,15 @@ def add_components(result: Schema, generator: Any, request: Any, public: bool) -
     fresh copy each time: the enum hook that runs next rewrites what it is given, and
     rebuilds ``components`` from the registry)."""
     registered = {name for name, kind in generator.registry._components}
+    for (name, _kind), resolved in generator.registry._components.items():
+        target = resolved.object
+        if name in COMPONENTS and not (
+            isinstance(target, JsonSchemaDocument)
+            or (isinstance(target, type) and issubclass(target, JsonSchemaDocument))
+        ):
+            # A serializer named like a component would silently replace it (a request body
+            # standing in for a response): rename the serializer.
+            raise ImproperlyConfigured(f"the component {name} is also a serializer's name")
     for name, component in COMPONENTS.items():
         if name not in registered:  # a ``JsonSchemaDocument`` registered it already
             generator.registry.register(

@@ -375,7 +375,7 @@ class CorrectionChangeSerializer(StrictSerializer):
         return attrs
 
 
-class CorrectionSerializer(VersionedSerializer):
+class CorrectionRequestSerializer(VersionedSerializer):
     changes = serializers.ListField(
         child=CorrectionChangeSerializer(),
         min_length=1,
