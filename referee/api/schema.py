@@ -546,6 +546,10 @@ GAME_STATE: Schema = {
                     "kind": EVENT_KIND,
                     "round": {"type": "integer", "minimum": 1},
                     **EVENT_FIELDS,
+                    "seat": {
+                        **NULLABLE_SEAT,
+                        "description": "`null` for a void or an adjustment (R35, R36).",
+                    },
                     "named": NAMED,
                     "transfers": TRANSFERS,
                     "entered_by": {"type": "string"},
