@@ -542,6 +542,10 @@ TABLE_EVENT: Schema = {
         "kind": EVENT_KIND,
         "round": ROUND_NUMBER,
         **EVENT_FIELDS,
+        "seat": {
+            **NULLABLE_SEAT,
+            "description": "`null` for a void or an adjustment (R35, R36).",
+        },
         "named": NAMED,
         "transfers": TRANSFERS,
         "entered_by": {"type": "string"},
