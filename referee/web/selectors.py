@@ -139,6 +139,7 @@ class TablePage:
     pick: PickerTile | None = None
     reveal: dict[str, Any] | None = None
     confirm_undo: bool = False
+    computer_move: dict[str, Any] | None = None
 
     @property
     def mode_query(self) -> str:
@@ -277,7 +278,20 @@ def table_page(
         pick=picked,
         reveal=reveal_view,
         confirm_undo=confirm_undo and undo_event is not None,
+        computer_move=_computer_move(last, state),
     )
+
+
+def _computer_move(last: dict[str, Any] | None, state: dict[str, Any]) -> dict[str, Any] | None:
+    """The move a computer seat just made, for a person to place (R39): the latest event
+    when it is a play or pass of a seat the computer plays; else ``None``."""
+    if last is None or last["kind"] != "move":
+        return None
+    seat = last.get("seat")
+    computers = [s["seat"] for s in state["seats"] if s.get("computer")]
+    if seat not in computers:
+        return None
+    return {"seat": seat, "tile": last.get("tile"), "on": last.get("on"), "pass": last.get("pass")}
 
 
 def _seat_view(seat: dict[str, Any], state: dict[str, Any], my_seat: int | None) -> dict[str, Any]:
