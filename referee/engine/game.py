@@ -237,6 +237,33 @@ class Game:
             settled = True
         return GameMoveReport(report, tuple(transfers), settled, game_round.camat_elected)
 
+    def replay_move(self, move: Move | Mapping[str, Any], game_round: GameRound) -> None:
+        """``push(move, within=game_round)`` without its report: a record's replay.
+
+        The same checks, errors, stones and CAMAT as ``push``; an ordinary legal
+        move takes ``Round.step``'s fast path, anything else ``push``'s.
+        """
+        rnd = game_round.round
+        applied = None if game_round.voided else rnd.step(move)
+        if applied is None:
+            self.push(move, within=game_round)
+            return
+        if applied.is_pass:
+            record = rnd.passes[-1]
+            assert rnd.last_mappano is not None  # a pass never comes before the lead
+            game_round.transfers += settlement.pass_award(
+                self.ledger,
+                self.rules,
+                seat=record.seat,
+                passebunge=record.passebunge,
+                closing=rnd.outcome is not None,  # R17: the fifth pass in a row
+                last_mappano=rnd.last_mappano,
+                move=record.move,
+            )
+        outcome = rnd.outcome
+        if outcome is not None and outcome.is_settled():  # only an end settles
+            self._settle(game_round)
+
     def declare(self, seat: int, tiles: Iterable[object]) -> None:
         """Seat ``seat`` declares its five tiles for the round in play (R31).
 
