@@ -789,6 +789,8 @@ class Round:
     def _settle_if_counted(self) -> None:
         """Once every seat's remaining pips are known, name the winner (R18–R21)."""
         assert self.outcome is not None and self.outcome.manguno is not None
+        if len(self.revealed.keys() | self.pip_sums.keys() | self.hands.keys()) < SEATS:
+            return  # some seat's remaining pips are still unknown
         remaining = [self._remaining_pips_of(s) for s in range(SEATS)]
         if any(p is None for p in remaining):
             return
