@@ -242,6 +242,38 @@ class Game:
             settled = True
         return GameMoveReport(report, tuple(transfers), settled, game_round.camat_elected)
 
+    def replay_moves(
+        self, moves: Iterable[Move | Mapping[str, Any]], game_round: GameRound
+    ) -> None:
+        """``push(move, within=game_round)`` for each move in turn, without reports.
+
+        The same checks, errors, stones and CAMAT as ``push``: an ordinary legal
+        move takes ``Round.step``'s fast path, anything else ``push``'s, which
+        raises at the first fault (the moves before it stay applied).
+        """
+        rnd = game_round.round
+        step = None if game_round.voided else rnd.step
+        for move in moves:
+            applied = None if step is None else step(move)
+            if applied is None:
+                self.push(move, within=game_round)
+            elif applied.is_pass:
+                record = rnd.passes[-1]
+                assert rnd.last_mappano is not None  # a pass never comes before the lead
+                game_round.transfers += settlement.pass_award(
+                    self.ledger,
+                    self.rules,
+                    seat=record.seat,
+                    passebunge=record.passebunge,
+                    closing=rnd.outcome is not None,  # R17: the fifth pass in a row
+                    last_mappano=rnd.last_mappano,
+                    move=record.move,
+                )
+                # A closing pass leaves the round blocked: no seat's pips are known yet,
+                # since declared hands (R31) never take this path.
+            elif rnd.outcome is not None:  # FIRST CAPPU (R14): settled at once
+                self._settle(game_round)
+
     def declare(self, seat: int, tiles: Iterable[object]) -> None:
         """Seat ``seat`` declares its five tiles for the round in play (R31).
 

@@ -149,8 +149,7 @@ def _replay_round(game: Game, game_round: GameRound, data: Mapping[str, Any]) ->
     pips = _seat_map(data.get("pips"), "pips", number)
     for seat in sorted(hands):  # declared hands before the moves (R34)
         game.declare(seat, hands[seat])
-    for move in moves:
-        game.push(move, within=game_round)
+    game.replay_moves(moves, game_round)
     for seat in range(SEATS):  # reveals after the moves, seat 0 to 4 (R34)
         if seat in reveal or seat in pips:
             game.reveal(seat, tiles=reveal.get(seat), pips=pips.get(seat))

@@ -38,6 +38,7 @@ from referee.engine.rules import MAX_SLEEPING, RuleSet
 from referee.engine.tiles import (
     ALL_MASK,
     CARRYING,
+    HIGHEST_VALUE,
     SEATS,
     TILE_SPELLINGS,
     TILES_PER_HAND,
@@ -305,6 +306,69 @@ class Round:
                 raise error.at(round=self.number, move=index) from None
         self.hands[seat] = frozenset(hand)
 
+    def step(self, raw: object) -> Move | None:
+        """Apply a record's move (a dict) if it is an ordinary legal play or pass, and
+        return the ``Play``/``Pass`` applied; else change nothing and return ``None``.
+
+        The replay's fast path (no ``MoveReport``): it takes only what ``push``
+        would accept with no declared hands (R31) from the seat whose turn it is
+        (R8): the lead of a round after the game's first (any tile, R6), a pass
+        ``{"seat", "pass": true}`` after the lead, or a play of a written tile not
+        played, not sleeping (R40) and carrying no value the seat passed on (R32),
+        on an open end it matches (R7, R11). For anything else — the game's first
+        lead, declared hands, any fault — it returns ``None`` and ``push`` decides
+        and raises in R34's order, so a record's errors are ``push``'s whichever
+        path it takes.
+        """
+        if type(raw) is not dict or self.hands or self.outcome is not None:
+            return None
+        seat = raw.get("seat")
+        if type(seat) is not int or seat != self.turn:  # before a lead: the expected leader
+            return None
+        text = raw.get("tile")
+        if text is None:
+            if len(raw) != 2 or raw.get("pass") is not True or self.ends is None:
+                return None
+            passing = _PASSES[seat]
+            self._record_pass(passing, len(self.moves))
+            return passing
+        on = raw.get("on")
+        if on is None:
+            if len(raw) != 2:
+                return None
+        elif len(raw) != 3 or type(on) is not int or not 0 <= on <= HIGHEST_VALUE:
+            return None
+        if type(text) is not str:
+            return None
+        play = _PLAYS_WRITTEN.get((seat, text, on))
+        if play is None:
+            tile = TILE_SPELLINGS.get(text)
+            if tile is None:
+                return None
+            play = _PLAYS_WRITTEN[seat, text, on] = _play_of(seat, tile, on)
+        if self.ends is None:  # the lead of a round after the first: any tile (R6)
+            if on is not None:
+                return None
+            self._open(play, 0)
+            return play
+        bit = play.tile.bit
+        if bit & (self._played_mask | self._sleeping_mask | self._passed_mask[seat]):
+            return None
+        left, right = self.ends
+        if on is None:
+            if bit & CARRYING[left]:
+                if left != right and bit & CARRYING[right]:
+                    return None  # end_required (R11)
+                on = left
+            elif bit & CARRYING[right]:
+                on = right
+            else:
+                return None
+        elif (on != left and on != right) or not bit & CARRYING[on]:
+            return None
+        self._place(play, on, len(self.moves))
+        return play
+
     def push(self, move: Move | Mapping[str, Any]) -> MoveReport:
         """Apply a play or a pass, given as ``Play``/``Pass`` or as a record move dict.
 
@@ -495,6 +559,12 @@ class Round:
     # -- applying checked moves ------------------------------------------------------
 
     def _lead(self, move: Play, index: int) -> MoveReport:
+        self._open(move, index)
+        return MoveReport(index, move, self.ends, is_lead=True, last_mappano=move.seat)  # type: ignore[arg-type]
+
+    def _open(self, move: Play, index: int) -> None:
+        """Lay a checked lead: its halves are the open ends (R5, R6); in the game's first
+        round the first-lead doubles above it sleep (R40)."""
         tile = move.tile
         self.moves.append(move)
         self.leader = move.seat
@@ -509,9 +579,18 @@ class Round:
             doubles = self.rules.first_lead_doubles
             self.sleeping = frozenset(doubles[: doubles.index(tile)])
             self._sleeping_mask = mask_of(self.sleeping)
-        return MoveReport(index, move, self.ends, is_lead=True, last_mappano=move.seat)
 
     def _play(self, move: Play, on: int, index: int) -> MoveReport:
+        outcome = self._place(move, on, index)
+        left, right = self.ends  # type: ignore[misc]
+        mappakuling = left == right  # R13: a double only if both ends showed it
+        return MoveReport(
+            index, move, (left, right), False, False, False, mappakuling, move.seat, outcome
+        )
+
+    def _place(self, move: Play, on: int, index: int) -> RoundOutcome | None:
+        """Put a checked play (not a lead) on the end showing ``on``; the round's
+        outcome if it ended the round (R14–R16), else ``None``."""
         assert self.ends is not None
         left, right = self.ends
         tile = move.tile
@@ -519,10 +598,10 @@ class Round:
         open_value = tile.low + tile.high - on  # the half the tile leaves open (R7)
         if on == right:  # equal ends: either side gives the same table (R11)
             self.right.append(tile)
-            self.ends = (left, open_value)
+            self.ends = ends = (left, open_value)
         else:
             self.left.append(tile)
-            self.ends = (open_value, right)
+            self.ends = ends = (open_value, right)
         self.moves.append(move)
         self.played[tile] = index
         self._played_mask |= tile.bit
@@ -530,43 +609,54 @@ class Round:
         played_by.append(tile)
         self.last_mappano = seat
         self.consecutive_passes = 0
-        self.turn = (seat + 1) % SEATS  # next_seat, clockwise (R8)
-        mappakuling = self.ends[0] == self.ends[1]  # R13: a double only if both ends showed it
-        outcome = None
-        if len(played_by) == TILES_PER_HAND:  # R14 FIRST CAPPU
-            finish = Finish.PLAIN
-            if mappakuling:
-                finish = Finish.POLLO if tile.is_double() else Finish.CEKI  # R15, R16
-            outcome = RoundOutcome(
-                ending=Ending.CAPPU,
-                finish=finish,
-                first_cappu=move.seat,
-                cucuq=seat_before(move.seat),
-                winner=move.seat,  # R21
-            )
-            self.outcome = outcome
-            self.turn = None
-        return MoveReport(index, move, self.ends, False, False, False, mappakuling, seat, outcome)
+        if len(played_by) < TILES_PER_HAND:
+            self.turn = (seat + 1) % SEATS  # next_seat, clockwise (R8)
+            return None
+        finish = Finish.PLAIN  # R14 FIRST CAPPU
+        if ends[0] == ends[1]:  # R13 MAPPAKULING: a double only if both ends showed it
+            finish = Finish.POLLO if tile.low == tile.high else Finish.CEKI  # R15, R16
+        outcome = RoundOutcome(
+            ending=Ending.CAPPU,
+            finish=finish,
+            first_cappu=seat,
+            cucuq=seat_before(seat),
+            winner=seat,  # R21
+        )
+        self.outcome = outcome
+        self.turn = None
+        return outcome
 
     def _pass(self, move: Pass, index: int) -> MoveReport:
+        record = self._record_pass(move, index)
+        closing = self.outcome is not None  # R17: the last of five passes is the MANGUNO
+        return MoveReport(
+            index,
+            move,
+            record.ends,
+            False,
+            record.passebunge,
+            closing,
+            False,
+            self.last_mappano,
+            self.outcome,
+        )
+
+    def _record_pass(self, move: Pass, index: int) -> PassRecord:
+        """Record a checked pass (R9, R10, R32); the fifth in a row blocks the round (R17)."""
         assert self.ends is not None
-        passebunge = not self.played_by[move.seat]  # R10
-        left, right = self.ends
+        seat = move.seat
+        ends = self.ends
+        record = PassRecord(index, seat, ends, not self.played_by[seat])  # R10
         self.moves.append(move)
-        self.passes.append(PassRecord(index, move.seat, self.ends, passebunge))
-        self._passed_mask[move.seat] |= CARRYING[left] | CARRYING[right]  # R32
+        self.passes.append(record)
+        self._passed_mask[seat] |= CARRYING[ends[0]] | CARRYING[ends[1]]  # R32
         self.consecutive_passes += 1
-        self.turn = (move.seat + 1) % SEATS  # next_seat, clockwise (R8)
-        closing = self.consecutive_passes == SEATS  # R17: the last of five is the MANGUNO
-        outcome = None
-        if closing:
-            self.outcome = RoundOutcome(ending=Ending.BLOCKED, manguno=move.seat)
+        self.turn = (seat + 1) % SEATS  # next_seat, clockwise (R8)
+        if self.consecutive_passes == SEATS:  # R17: the last of five is the MANGUNO
+            self.outcome = RoundOutcome(ending=Ending.BLOCKED, manguno=seat)
             self.turn = None
             self._settle_if_counted()
-            outcome = self.outcome
-        return MoveReport(
-            index, move, self.ends, False, passebunge, closing, False, self.last_mappano, outcome
-        )
+        return record
 
     # -- blocked rounds: remaining pips ------------------------------------------------
 
@@ -710,6 +800,8 @@ class Round:
     def _settle_if_counted(self) -> None:
         """Once every seat's remaining pips are known, name the winner (R18–R21)."""
         assert self.outcome is not None and self.outcome.manguno is not None
+        if len(self.revealed.keys() | self.pip_sums.keys() | self.hands.keys()) < SEATS:
+            return  # some seat's remaining pips are still unknown
         remaining = [self._remaining_pips_of(s) for s in range(SEATS)]
         if any(p is None for p in remaining):
             return
@@ -734,12 +826,16 @@ class Round:
 
 def _reachable(candidates: list[Tile], count: int, pips: int) -> bool:
     """Whether exactly ``count`` distinct tiles of ``candidates`` add up to ``pips``."""
-    sums: list[set[int]] = [set() for _ in range(count + 1)]
-    sums[0].add(0)
+    if pips > 2 * HIGHEST_VALUE * count:
+        return False
+    # sums[k] has bit s set when some k of the tiles seen so far add up to s (s ≤ pips).
+    within = (1 << (pips + 1)) - 1
+    sums = [1] + [0] * count
     for tile in candidates:
+        tile_pips = tile.low + tile.high
         for k in range(count, 0, -1):
-            sums[k] |= {s + tile.pips for s in sums[k - 1] if s + tile.pips <= pips}
-    return pips in sums[count]
+            sums[k] |= (sums[k - 1] << tile_pips) & within
+    return bool(sums[count] >> pips & 1)
 
 
 _PASSES = tuple(Pass(seat) for seat in range(SEATS))
@@ -748,6 +844,10 @@ _PASSES = tuple(Pass(seat) for seat in range(SEATS))
 _PLAYS: dict[tuple[int, int, int | None], Play] = {}
 """Plays made so far, by (seat, tile bit, on): at most 5 × 28 × 8 immutable values, reused
 rather than built at every move (a frozen dataclass costs more to build than to look up)."""
+
+_PLAYS_WRITTEN: dict[tuple[int, str, int | None], Play] = {}
+"""The same plays by (seat, the tile as written, on), for ``Round.step``: at most
+5 × 168 spellings × 8 values of ``on``."""
 
 
 def _play_of(seat: int, tile: Tile, on: int | None) -> Play:

@@ -80,13 +80,22 @@ class Ledger:
         transfers of 0 stones are left out.
         """
         transfers: list[Transfer] = []
-        from_table = min(stones, self.table)
+        from_table = stones if stones <= self.table else self.table
         if from_table:
             self.table -= from_table
             self.stones[to] += from_table
             transfers.append(Transfer(move, TABLE, to, from_table, reason))
         shortfall = stones - from_table
         if not shortfall:
+            return transfers
+        if len(shortfall_from) == 1:  # one giver (a pass, R23a; a CAPPU, R23b): no rota
+            giver = shortfall_from[0]
+            held = self.stones[giver] if giver != to else 0
+            paid = shortfall if shortfall <= held else held
+            if paid:
+                self.stones[giver] -= paid
+                self.stones[to] += paid
+                transfers.append(Transfer(move, giver, to, paid, reason))
             return transfers
         givers = [seat for seat in dict.fromkeys(shortfall_from) if seat != to]
         given = dict.fromkeys(givers, 0)
