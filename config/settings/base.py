@@ -177,20 +177,20 @@ JOIN_LOCKOUT_SECONDS = env.int("JOIN_LOCKOUT_SECONDS", default=600, minimum=1)
 
 # Probing a declared hand (R31): refusals under R31 and undos of another seat's moves while
 # that seat's hand is declared, per table token, before ``probe_limited`` (429).
-TABLE_PROBE_LIMIT = env.int("TABLE_PROBE_LIMIT", default=6)
-TABLE_PROBE_SECONDS = env.int("TABLE_PROBE_SECONDS", default=600)
+TABLE_PROBE_LIMIT = env.int("TABLE_PROBE_LIMIT", default=6, minimum=1)
+TABLE_PROBE_SECONDS = env.int("TABLE_PROBE_SECONDS", default=600, minimum=1)
 
 # The public scoring endpoint (``POST /api/v1/records/score/``): a body over this many
 # bytes is 413 before it is parsed, a record of more rounds 413 before it is replayed.
-SCORE_MAX_BODY_BYTES = env.int("SCORE_MAX_BODY_BYTES", default=256 * 1024)
-SCORE_MAX_ROUNDS = env.int("SCORE_MAX_ROUNDS", default=500)
+SCORE_MAX_BODY_BYTES = env.int("SCORE_MAX_BODY_BYTES", default=256 * 1024, minimum=1)
+SCORE_MAX_ROUNDS = env.int("SCORE_MAX_ROUNDS", default=500, minimum=1)
 
 # Sign-in (``/accounts/login/``, ``/admin/login/``): django-axes locks a username from one
 # address after this many failures, for LOGIN_LOCKOUT_SECONDS (a club's organisers behind
 # one address are not locked out by somebody else's typos). ``manage.py axes_reset`` or the
 # admin's "Access attempts" lift it.
-AXES_FAILURE_LIMIT = env.int("LOGIN_LOCKOUT_FAILURES", default=10)
-AXES_COOLOFF_TIME = timedelta(seconds=env.int("LOGIN_LOCKOUT_SECONDS", default=900))
+AXES_FAILURE_LIMIT = env.int("LOGIN_LOCKOUT_FAILURES", default=10, minimum=1)
+AXES_COOLOFF_TIME = timedelta(seconds=env.int("LOGIN_LOCKOUT_SECONDS", default=900, minimum=1))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "referee.api.auth.client_ident"  # NUM_PROXIES, as the joins

@@ -248,7 +248,15 @@ def play(base_url: str, organiser_token: str, record: Record, rounds: int) -> No
         f"stones {stored.rounds[-1].after.stones}, CAMAT {camat}"
     )
 
-    closed = expect(games_close.sync_detailed(game, client=organiser), 200, GameState)
+    # Closing is the organiser's, on the version they saw (If-Match, else 428).
+    unversioned = games_close.sync_detailed(game, client=organiser)
+    expect_problem(unversioned, 428, "precondition_required")
+    seen = expect(games_state.sync_detailed(game, client=organiser), 200, GameState)
+    closed = expect(
+        games_close.sync_detailed(game, client=organiser, if_match=etag(seen.version)),
+        200,
+        GameState,
+    )
     check(closed.status.value == "closed", "the game is closed")
     late = games_moves_create.sync_detailed(game, client=scorekeeper, body=Move(seat=0, pass_=True))
     expect_problem(late, 409, "game_closed")

@@ -72,7 +72,8 @@ def test_an_api_problem_speaks_the_negotiated_language(client: Client, header, l
 
 
 @pytest.mark.parametrize(("header", "language"), NEGOTIATED)
-def test_a_rule_refusal_speaks_the_negotiated_language(client: Client, header, language):
+def test_a_rule_refusal_speaks_the_negotiated_language(client: Client, db, header, language):
+    """The public scoring endpoint counts its throttle in the database cache (issue 12)."""
     response = client.post(
         GAME_URL, RECORD, content_type="application/json", headers={"Accept-Language": header}
     )
