@@ -144,6 +144,13 @@ class Precondition:
             return False
         return not (self.from_header and self.version is not None and self.version != version)
 
+    @property
+    def names_a_version_by_header(self) -> bool:
+        """Whether the write came with an ``If-Match`` (parsed, or as ``from_header``)."""
+        if self.conditions is not None and self.conditions.if_match is not None:
+            return True
+        return self.from_header and self.version is not None
+
     def admits(self, version: int) -> bool:
         """Whether a write may proceed at ``version`` (headers and body alike)."""
         return self.headers_admit(version) and self.version in (None, version)
@@ -699,11 +706,10 @@ def game_close(*, game_id: Any, actor: Actor, precondition: Precondition | None 
     ``If-Match``, ``precondition_failed`` (412) for a stale one, ``game_closed`` (409).
     """
     _check_organiser(actor)
-    conditions = precondition.conditions if precondition is not None else None
-    if conditions is None or conditions.if_match is None:
-        raise PreconditionRequired()  # the version they saw, as If-Match
     game = _lock(game_id)
-    _check_open(game, precondition, actor)
+    _check_open(game, precondition, actor)  # a failing If-Match/If-None-Match: 412 first
+    if precondition is None or not precondition.names_a_version_by_header:
+        raise PreconditionRequired()  # the version they saw, as If-Match
     now = timezone.now()
     GameSession.objects.filter(game=game, ended_at__isnull=True).update(ended_at=now)
     game.status = Game.Status.CLOSED

@@ -654,7 +654,14 @@ CORRECTION_RESULT: Schema = {
     "description": "The correction (the audit trail keeps the events it replaced) and the "
     "new state.",
     "required": ["correction", "state"],
-    "properties": {"correction": ref("Correction"), "state": ref("GameState")},
+    "properties": {
+        "correction": ref(
+            "Correction",
+            nullable=True,
+            description="`null` for a correction that changed nothing (nothing was stored).",
+        ),
+        "state": ref("GameState"),
+    },
 }
 SESSION: Schema = {
     "type": "object",
@@ -1114,10 +1121,9 @@ class AutoSchema(SpectacularAutoSchema):
 
     def _shared_problem_statuses(self) -> list[int]:
         has_body = self.method in ("POST", "PUT", "PATCH") and bool(self._get_request_body())
-        has_query = any(p.get("in") == "query" for p in self._get_parameters())
-        statuses = [406, 429, 503]
-        if has_body or has_query:
-            statuses.append(400)
+        # 400 on every operation: a malformed If-Match/If-None-Match (``precondition_invalid``)
+        # or a control character in a header (``text_invalid``) is refused on any route.
+        statuses = [400, 406, 429, 503]
         if has_body:
             statuses += [413, 415]
         if self.view.get_authenticators():

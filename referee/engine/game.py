@@ -18,6 +18,7 @@ from referee.engine.errors import (
     RevealMissing,
     RulingInvalid,
     gettext_noop,
+    ngettext_noop,
 )
 from referee.engine.moves import Move, Pass, Play
 from referee.engine.round import MoveReport, Round, _move_parts, check_seat
@@ -498,13 +499,21 @@ def _adjustment(ledger: Ledger, data: object) -> Transfer:
     if held < stones:
         if source == TABLE:
             raise RulingInvalid(
-                gettext_noop("the table cannot give %(stones)s: it holds %(held)s"),
+                ngettext_noop(
+                    "the table cannot give %(stones)s: it holds only %(held)s stone",
+                    "the table cannot give %(stones)s: it holds only %(held)s stones",
+                    number="held",
+                ),
                 rule="R36",
                 held=held,
                 stones=stones,
             )
         raise RulingInvalid(
-            gettext_noop("seat %(seat)s cannot give %(stones)s: it holds %(held)s"),
+            ngettext_noop(
+                "seat %(seat)s cannot give %(stones)s: it holds only %(held)s stone",
+                "seat %(seat)s cannot give %(stones)s: it holds only %(held)s stones",
+                number="held",
+            ),
             rule="R36",
             seat=source,
             held=held,

@@ -13,7 +13,7 @@ import pytest
 
 from referee.engine.errors import RefereeError
 from referee.engine.records import replay_record
-from referee.models import Correction, Event, RefusedEvent
+from referee.models import Correction, Event, Game, RefusedEvent
 
 
 def enter(table, moves):
@@ -427,4 +427,6 @@ def test_a_voided_round_with_a_nul_in_a_kept_hand_is_not_imported(organiser_clie
 
     response = organiser_client.post("/api/v1/games/import/", record, format="json")
 
-    assert (response.status_code, response.json()["code"]) == (400, "record_invalid")
+    # Refused at the edge, before the rules or the database see it (issue 12).
+    assert (response.status_code, response.json()["code"]) == (400, "text_invalid")
+    assert not Game.objects.exists()
