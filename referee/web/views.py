@@ -45,7 +45,12 @@ from referee.api.auth import join_client
 from referee.api.problems import referee_message
 from referee.engine import RefereeError
 from referee.engine.strategies import STRATEGIES
-from referee.exceptions import IdempotencyKeyReused, ServiceError, VersionMismatch
+from referee.exceptions import (
+    IdempotencyKeyReused,
+    PreconditionFailed,
+    ServiceError,
+    VersionMismatch,
+)
 from referee.lockouts import JoinClient, give_device
 from referee.middleware import checks_conditions
 from referee.models import Correction, Event, Game, TableToken
@@ -548,6 +553,12 @@ def _refusal(
         text = referee_message(error)
         flash = _flash("error", text, code=error.code, rule=error.rule)
         return flash, 400 if error.malformed else 422
+    if isinstance(error, PreconditionFailed):  # the request's own header, not the page's view
+        text = gettext(
+            "Not applied: %(tap)s. The request's If-Match or If-None-Match does not hold "
+            "at the table's version (RFC 9110: a weak tag never matches If-Match)."
+        )
+        return _flash("warning", text % {"tap": tap}, code=error.code), 412
     if isinstance(error, VersionMismatch):
         return _flash("warning", _stale_text(token, tap), code=error.code), 409
     if isinstance(error, IdempotencyKeyReused):

@@ -82,7 +82,10 @@ def test_a_weak_or_stale_if_match_on_a_tap_is_refused_and_nothing_changes(tap, g
 
     response = tap(**{"If-Match": header.format(v=version, v1=version + 1)})
 
-    assert response.status_code == 409  # the page's refusal of a stale view (htmx swaps it)
+    # 412 as in the API, and the page says why (not "another phone entered something").
+    assert response.status_code == 412
+    assert "If-Match" in response.content.decode()
+    assert "Another phone" not in response.content.decode()
     assert _version(game) == version
 
 
