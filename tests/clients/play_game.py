@@ -33,6 +33,7 @@ from domeng_client.api.sessions import games_close, games_sessions_end, games_se
 from domeng_client.models import (
     Amend,
     AuditTrail,
+    Correction,
     CorrectionKind,
     CorrectionResult,
     EventResult,
@@ -79,6 +80,13 @@ def expect_problem(response: Response[T | Problem], status: int, code: str) -> P
     if response.status_code != status or not isinstance(problem, Problem) or problem.code != code:
         raise Surprise(f"expected {status} {code}, got {response.status_code}")
     return problem
+
+
+def stored(result: CorrectionResult) -> Correction:
+    """The correction an answer stored (``null`` when it changed nothing), else ``Surprise``."""
+    if result.correction is None:
+        raise Surprise("the correction changed nothing")
+    return result.correction
 
 
 def check(condition: bool, what: str) -> None:
@@ -335,8 +343,8 @@ def correct_a_mistaken_pass(table: Table, raw: Play) -> None:
         200,
         CorrectionResult,
     )
-    check(corrected.correction.kind is CorrectionKind.AMEND, "an amendment")
-    replacement = corrected.correction.replacement
+    check(stored(corrected).kind is CorrectionKind.AMEND, "an amendment")
+    replacement = stored(corrected).replacement
     check(replacement is not None and replacement.tile == raw.tile, "the play replaced it")
     table.state = corrected.state
     print(f"Amended: event {mistaken.event.position}, a pass, into seat {seat}'s play")
@@ -354,8 +362,8 @@ def undo_and_enter_again(table: Table, raw: Play | Pass) -> None:
         200,
         CorrectionResult,
     )
-    check(undone.correction.kind is CorrectionKind.UNDO, "an undo")
-    check(undone.correction.replaced[0].position == entered.event.position, "that event")
+    check(stored(undone).kind is CorrectionKind.UNDO, "an undo")
+    check(stored(undone).replaced[0].position == entered.event.position, "that event")
     table.state = undone.state
     table.move(raw)
     print(f"Undone and entered again: event {entered.event.position}")

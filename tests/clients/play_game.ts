@@ -162,6 +162,7 @@ function afterMove(answer: EventResult): [number, string] {
 
 function afterCorrection(answer: CorrectionResult): string {
   const c = answer.correction;
+  if (c === null) return "nothing changed"; // a correction that changed nothing stores nothing
   const by = `${c.kind} by ${c.entered_by} (${c.reason}) at ${c.created_at}`;
   return `${by}: ${c.replaced.map((e) => e.position).join(",")} → ${c.replacement?.position ?? "-"}`;
 }
