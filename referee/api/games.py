@@ -44,7 +44,6 @@ from referee.api.schema import (
     AuditTrailDocument,
     CorrectionResultDocument,
     EventResultDocument,
-    GameImportDocument,
     GameStateDocument,
     ProblemDocument,
     RecordDocument,
@@ -314,7 +313,7 @@ class GameImportView(APIView):
         "nothing (422). The body is the record itself, or `{record, players?, played_at?}`: "
         "`players` names the seats by the club's player ids (or guests' names) and "
         "`played_at` dates its rounds in the league.",
-        request=GameImportDocument,
+        request=RecordDocument,
         examples=[
             OpenApiExample("A record", request_only=True, value=EXAMPLE_RECORD),
             OpenApiExample(
