@@ -9,10 +9,10 @@ whatever the method and whether or not ``DEBUG`` is on.
 from django.contrib import admin
 from django.urls import include, path, re_path
 
-from referee.api.problems import api_not_found
+from referee.api.plumbing import api_not_found
 
 urlpatterns = [
-    path("api/v1/", include("referee.api.urls")),  # ends with its own catch-all 404
+    path("api/v1/", include("config.api_urls")),  # ends with its own catch-all 404
     re_path(r"^api(?:/|$)", api_not_found),  # any other /api/ URL: a 404 problem too
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),

@@ -2,20 +2,18 @@
 
 A game is created, played and corrected through the API (the rules core
 checks every event, corrections are audited); here an organiser can only
-see it and put it in a club and season (the league's stats follow through
-``scoring.services.game_league_assign``).
+see it. The league (``scoring.admin``) registers its own ``GameAdmin`` over
+this one, to put a game in a club and season.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 
 from referee.models import Correction, Event, Game, Seat
-from scoring import services as league
 
 
 class ReadOnlyInline(admin.TabularInline):  # type: ignore[type-arg]
@@ -56,28 +54,8 @@ class CorrectionInline(ReadOnlyInline):
     readonly_fields = fields
 
 
-class GameLeagueForm(forms.ModelForm):  # type: ignore[type-arg]
-    class Meta:
-        model = Game
-        fields = ["club", "season"]
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean() or {}
-        club, season = data.get("club"), data.get("season")
-        if season is not None and club is not None and season.club_id != club.pk:
-            raise forms.ValidationError("This season belongs to another club.")
-        if season is not None and season.is_archived and season.pk != self.instance.season_id:
-            raise forms.ValidationError("This season is archived.")
-        if (club.pk if club else None) != self.instance.club_id and self.instance.seats.filter(
-            player__isnull=False
-        ).exists():
-            raise forms.ValidationError("Registered players are seated: the club cannot change.")
-        return data
-
-
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    form = GameLeagueForm
     list_display = ["id", "club", "season", "status", "version", "created_at", "closed_at"]
     list_filter = ["status", "club", "season"]
     search_fields = ["id", "join_code", "seats__name"]
@@ -96,6 +74,8 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     ]
     readonly_fields = [
         "id",
+        "club",
+        "season",
         "status",
         "join_code",
         "rules",
@@ -111,8 +91,3 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
-
-    def save_model(self, request: HttpRequest, obj: Game, form: Any, change: bool) -> None:
-        league.game_league_assign(
-            game=obj, club=form.cleaned_data.get("club"), season=form.cleaned_data.get("season")
-        )

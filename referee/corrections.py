@@ -23,13 +23,14 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from referee import folding
+from referee import folding, signals
 from referee.engine import Game as EngineGame
 from referee.engine import RefereeError, RuleSet
 from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
 from referee.engine.records import Record, replay
 from referee.engine.round import check_seat
 from referee.exceptions import EventNotAmendable, OrganiserOnly, SeatNotAllowed
+from referee.league import league
 from referee.models import Correction, Event, Game, Seat, TableAlert
 from referee.selectors import game_state_for
 from referee.services import (
@@ -50,8 +51,6 @@ from referee.services import (
     _refusal_log,
     _remember,
 )
-from scoring import services as league
-from scoring.exceptions import PlayerTwice
 
 # Positions moved during a correction park here first: a live position is unique per game.
 _PARKING_OFFSET = 1_000_000_000
@@ -304,9 +303,7 @@ def seat_rename(
     game = _lock(game_id)
     _check_open(game, None, actor)
     row = Seat.objects.get(game=game, number=check_seat(seat))
-    entry_name, player_id = _seat_entry(game, name, player, allow_elsewhere)
-    if player_id is not None and game.seats.filter(player_id=player_id).exclude(pk=row.pk).exists():
-        raise PlayerTwice()
+    entry_name, player_id = _seat_entry(game, name, player, allow_elsewhere, seat=row.number)
     if row.name == entry_name and row.player_id == player_id:
         return Outcome(
             200, {"correction": None, "state": game_state_for(game)}, headers=_etag(game)
@@ -329,7 +326,7 @@ def seat_rename(
     row.save(update_fields=["name", "player"])
     game.version += 1
     game.save(update_fields=["version"])
-    league.seat_rounds_rebuild(game=game)
+    signals.rounds_changed.send(Game, game=game, engine=None, played_at=None)
     body = {"correction": correction_dict(correction), "state": game_state_for(game)}
     return Outcome(200, body, headers=_etag(game))
 
@@ -420,7 +417,7 @@ def _correct(
         if refused is None:
             correction = _store(game, before, after, actor, reason, kind)
             _recache(game, engine, after)
-            league.seat_rounds_rebuild(game=game, engine=engine)
+            signals.rounds_changed.send(Game, game=game, engine=engine, played_at=None)
             body = {
                 "correction": correction_dict(correction),
                 "state": game_state_for(game, viewer=actor.seat, viewer_label=actor.label),
@@ -681,19 +678,15 @@ def substitutes_of(slots: Sequence[Any]) -> list[list[Any]]:
 
 
 def _seat_entry(
-    game: Game, name: str | None, player: Any, allow_elsewhere: bool
+    game: Game, name: str | None, player: Any, allow_elsewhere: bool, seat: int | None = None
 ) -> tuple[str, int | None]:
-    """A seat's occupant as (name, player id): a guest's name, or a club player (R38)."""
+    """A seat's occupant as (name, player id): a guest's name, or a club player (R38),
+    whom the league resolves (``referee.league``; with ``seat``, not in another seat)."""
     if player is None:
         if not isinstance(name, str) or not name.strip():
             raise RecordInvalid(gettext_noop("a seat is sat by a non-empty name"), rule="R38")
         return name.strip(), None
-    resolved = league.game_league_resolve(players=[player], club=game.club, season=None)
-    found = resolved.seats[0][1]
-    assert found is not None
-    if not allow_elsewhere:
-        league.check_not_seated_elsewhere(player=found, game=game)
-    return found.display_name, found.pk
+    return league().occupant(game=game, player=player, allow_elsewhere=allow_elsewhere, seat=seat)
 
 
 def correction_dict(correction: Correction) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from referee import conditional, folding, lockouts
+from referee import conditional, folding, lockouts, signals
 from referee.engine import Game as EngineGame
 from referee.engine import RefereeError, RuleSet
 from referee.engine.errors import RecordInvalid, ngettext_noop
@@ -46,6 +46,7 @@ from referee.exceptions import (
     TokenNotFound,
     VersionMismatch,
 )
+from referee.league import league
 from referee.lockouts import JoinClient
 from referee.models import (
     Correction,
@@ -60,7 +61,6 @@ from referee.models import (
     hash_token,
 )
 from referee.selectors import game_state, game_state_for, load_current_round
-from scoring import services as league
 
 # A seat stores its player's name in at most this many characters (``Seat.name``).
 PLAYER_NAME_MAX_LENGTH = 80
@@ -195,7 +195,7 @@ def game_create(
     """Create a game with five seats (seat 0 to 4, R3) and a rule set (R40).
 
     Each seat is a guest's name or, in a club's game, a registered player's
-    id (``scoring.services.game_league_resolve``). Raises ``record_invalid``
+    id (the registered league resolves them, ``referee.league``). Raises ``record_invalid``
     (R3/R40) for players that are not five names (of at most
     ``PLAYER_NAME_MAX_LENGTH`` characters, what a seat stores) or rules R40
     does not allow, and the league's errors (``player_not_in_club``,
@@ -206,14 +206,14 @@ def game_create(
     if not isinstance(players, list) or len(players) != SEATS:
         # Not five seats: the rules core says so (record_invalid, R3), as for an import.
         Record.parse({"format": RECORD_FORMAT, "players": players, "rounds": []})
-    league_seats = league.game_league_resolve(
-        players=players, club=club, season=season, created_by=created_by
+    seating = league().seating(
+        players=players,
+        club=club,
+        season=season,
+        created_by=created_by,
+        allow_seated_elsewhere=allow_seated_elsewhere,
     )
-    if not allow_seated_elsewhere:
-        for _, player in league_seats.seats:
-            if player is not None:
-                league.check_not_seated_elsewhere(player=player)
-    players = league_seats.names
+    players = seating.names
     record = Record.parse(
         {"format": "domeng-record/1", "players": players, "rules": rules, "rounds": []}
     )
@@ -223,12 +223,12 @@ def game_create(
         rules=rule_set.to_dict(),
         created_by=created_by if created_by is not None and created_by.is_authenticated else None,
         state={"snapshot": folding.initial_snapshot(rule_set), "next_position": 0},
-        club=league_seats.club,
-        season=league_seats.season,
+        club_id=seating.club_id,
+        season_id=seating.season_id,
     )
     Seat.objects.bulk_create(
-        Seat(game=game, number=number, name=name.strip(), player=player)
-        for number, (name, player) in enumerate(league_seats.seats)
+        Seat(game=game, number=number, name=name.strip(), player_id=player)
+        for number, (name, player) in enumerate(zip(seating.names, seating.players, strict=True))
     )
     return game
 
@@ -289,7 +289,7 @@ def game_import(
         ],
     }
     game.save(update_fields=["version", "state"])
-    league.seat_rounds_rebuild(game=game, engine=engine, played_at=played_at)
+    signals.rounds_changed.send(Game, game=game, engine=engine, played_at=played_at)
     return game
 
 
@@ -551,8 +551,12 @@ def event_submit(
             }
             game.save(update_fields=["version", "state"])
             if effect.settled:  # the league's stats of that round, in this transaction
-                league.seat_rounds_settle(
-                    game=game, engine=engine, snapshot=current.snapshot, played_at=event.created_at
+                signals.round_settled.send(
+                    Game,
+                    game=game,
+                    engine=engine,
+                    snapshot=current.snapshot,
+                    played_at=event.created_at,
                 )
             events = [*current.events, event]
             body = {
@@ -854,7 +858,7 @@ def _after_correction(game: Game, actor: Actor, extra: dict[str, Any]) -> dict[s
     game.state = {**game.state, "snapshot": snapshot, "substitutes": substitutes}
     game.save(update_fields=["version", "state"])
     # The correction may change any settled round; each keeps its time (issue 13 item 5).
-    league.seat_rounds_rebuild(game=game, engine=engine)
+    signals.rounds_changed.send(Game, game=game, engine=engine, played_at=None)
     return {**extra, "state": game_state_for(game, viewer=actor.seat, viewer_label=actor.label)}
 
 

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 from django.utils import timezone
 
+from referee.admin import GameAdmin
+from referee.models import Game
+from scoring import services
 from scoring.models import Club, Membership, Player, PlayerMerge, Season, SeatLink
 
 
@@ -82,3 +86,39 @@ class PlayerMergeAdmin(ReadOnlyAdmin):
 @admin.register(SeatLink)
 class SeatLinkAdmin(ReadOnlyAdmin):
     list_display = ["seat", "previous", "player", "linked_by", "created_at"]
+
+
+class GameLeagueForm(forms.ModelForm):  # type: ignore[type-arg]
+    class Meta:
+        model = Game
+        fields = ["club", "season"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        club, season = data.get("club"), data.get("season")
+        if season is not None and club is not None and season.club_id != club.pk:
+            raise forms.ValidationError("This season belongs to another club.")
+        if season is not None and season.is_archived and season.pk != self.instance.season_id:
+            raise forms.ValidationError("This season is archived.")
+        if (club.pk if club else None) != self.instance.club_id and self.instance.seats.filter(
+            player__isnull=False
+        ).exists():
+            raise forms.ValidationError("Registered players are seated: the club cannot change.")
+        return data
+
+
+class LeagueGameAdmin(GameAdmin):
+    """The referee's game admin, where an organiser also puts a game in a club and season
+    (its seat-rounds follow through ``scoring.services.game_league_assign``)."""
+
+    form = GameLeagueForm
+    readonly_fields = [f for f in GameAdmin.readonly_fields if f not in ("club", "season")]
+
+    def save_model(self, request: HttpRequest, obj: Game, form: Any, change: bool) -> None:
+        services.game_league_assign(
+            game=obj, club=form.cleaned_data.get("club"), season=form.cleaned_data.get("season")
+        )
+
+
+admin.site.unregister(Game)
+admin.site.register(Game, LeagueGameAdmin)

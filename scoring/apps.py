@@ -2,7 +2,22 @@ from django.apps import AppConfig
 
 
 class ScoringConfig(AppConfig):
-    """The scorekeeper: stones and CAMAT arithmetic (the pure part lives in scoring.core)."""
+    """The league: clubs, players, seasons and their records (the stones and CAMAT
+    arithmetic of the rules core lives in scoring.core).
+
+    The league depends on the referee, never the reverse: here it registers
+    itself as the referee's ``League`` (``referee.league``) and listens to the
+    referee's signals (``referee.signals``) to keep its rows in step.
+    """
 
     name = "scoring"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from referee import league, signals
+        from scoring import receivers
+        from scoring.league import ClubLeague
+
+        signals.round_settled.connect(receivers.round_settled, dispatch_uid="scoring.settled")
+        signals.rounds_changed.connect(receivers.rounds_changed, dispatch_uid="scoring.changed")
+        league.register(ClubLeague())

@@ -10,16 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
-from django.http import HttpRequest
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 from rest_framework.request import Request
-from rest_framework.throttling import BaseThrottle
 
-from referee.lockouts import JoinClient, device_of
+from referee.league import league
 from referee.models import Game, TableToken, hash_token
 from referee.services import Actor
-from scoring.selectors import game_organised_by
 
 TABLE_KEYWORD = "Table"
 
@@ -60,18 +57,6 @@ class TableTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyp
         }
 
 
-def client_ident(request: Request | HttpRequest) -> str:
-    """Who is asking, as DRF's throttles tell clients apart: ``REMOTE_ADDR``, or the address
-    ``NUM_PROXIES`` proxies back in ``X-Forwarded-For`` (the join lockout counts per ident)."""
-    return str(BaseThrottle().get_ident(request) or "")  # type: ignore[arg-type]  # reads META
-
-
-def join_client(request: Request | HttpRequest) -> JoinClient:
-    """Who tries a join code: the client's address (``client_ident``) and the device cookie
-    it sent (``referee.lockouts``), so one phone's typos lock out that phone only."""
-    return JoinClient(address=client_ident(request), device=device_of(request))  # type: ignore[arg-type]
-
-
 def actor_of(request: Request) -> Actor:
     """The ``Actor`` behind a request (its table token, or its user)."""
     token = request.auth if isinstance(request.auth, TableToken) else None
@@ -90,7 +75,7 @@ def can_access(request: Request, game: Game) -> bool:
         and (
             user.is_staff
             or game.created_by_id == user.pk
-            or game_organised_by(user=user, game=game)
+            or league().organises(user=user, game=game)
         )
     )
 

@@ -26,15 +26,9 @@ from rest_framework.views import APIView
 
 from referee import conditional, corrections, selectors, services
 from referee.api import serializers as s
-from referee.api.auth import (
-    CanUseGame,
-    IsOrganiser,
-    actor_of,
-    can_access,
-    client_ident,
-    join_client,
-)
+from referee.api.auth import CanUseGame, IsOrganiser, actor_of, can_access
 from referee.api.pagination import MAX_PAGE, BoundedPageNumberPagination
+from referee.api.plumbing import client_ident, join_client
 from referee.api.problems import PROBLEM_CONTENT_TYPE
 from referee.api.schema import (
     ETAG_HEADER,
@@ -53,13 +47,20 @@ from referee.api.schema import (
 )
 from referee.computer import computer_seats_setup
 from referee.engine.records import replay_record
+from referee.league import league
 from referee.lockouts import give_device, join_lockout_lift
 from referee.models import Correction, Event, Game, RefusedEvent, TableAlert, TableToken
-from scoring import selectors as league_selectors
-from scoring.api.examples import SEATS_EXAMPLE
-from scoring.api.serializers import GameLeagueQuerySerializer
 
 IDEMPOTENCY_KEY_MAX_LENGTH = 255
+SEATS_EXAMPLE = OpenApiExample(
+    "A club game: registered players and a guest",
+    request_only=True,
+    value={
+        "players": [17, {"player": 18}, "Cakra (guest)", 19, 20],
+        "club": "makassar-domeng",
+        "season": 5,
+    },
+)
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key",
     {"type": "string", "minLength": 1, "maxLength": 255},
@@ -245,7 +246,7 @@ class GameListCreateView(generics.ListAPIView):  # type: ignore[type-arg]
     pagination_class = GamePagination
 
     def get_queryset(self) -> QuerySet[Game]:
-        return league_selectors.games_accessible(user=self.request.user)
+        return league().games_accessible(user=self.request.user)
 
     @extend_schema(
         operation_id="games_list",
@@ -284,9 +285,8 @@ class GameListCreateView(generics.ListAPIView):  # type: ignore[type-arg]
             players=data["players"],
             rules=data.get("rules"),
             created_by=request.user,
-            club=data.get("club"),
-            season=data.get("season"),
             allow_seated_elsewhere=data["allow_seated_elsewhere"],
+            **{key: data[key] for key in league().create_fields() if key in data},
         )
         if data.get("computer"):
             computer_seats_setup(game=game, strategies=data["computer"])  # R39
@@ -341,8 +341,7 @@ class GameImportView(APIView):
         responses={201: s.GameCreatedSerializer, **WRITE_PROBLEMS},
     )
     def post(self, request: Request) -> Response:
-        league = GameLeagueQuerySerializer(data=request.query_params)
-        league.is_valid(raise_exception=True)
+        in_league = league().import_query(request.query_params)
         envelope: dict[str, Any] = {"record": request.data}
         if isinstance(request.data, dict) and "record" in request.data:
             envelope = _validated(s.ImportSerializer, request)
@@ -351,7 +350,7 @@ class GameImportView(APIView):
             created_by=request.user,
             players=envelope.get("players"),
             played_at=envelope.get("played_at"),
-            **league.validated_data,
+            **in_league,
         )
         body = {
             "id": str(game.pk),

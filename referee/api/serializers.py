@@ -13,39 +13,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import empty
 
+from referee.api.plumbing import (
+    SEAT_SCHEMA,
+    GameStatusField,
+    SeatField,
+    StrictSerializer,
+    visible_name,
+)
 from referee.api.schema import PIP_SUM, PIPS, SEAT, GameStateDocument, ref
-from referee.engine.names import is_visible_name
 from referee.engine.strategies import STRATEGIES
-from scoring.api.fields import SEAT_SCHEMA, SeatField
-from scoring.models import Club, Season
-
-
-def visible_name(value: str) -> None:
-    """A name's validator: no invisible, control or direction-changing character
-    (``referee.engine.names``); ``name_invalid``."""
-    if not is_visible_name(value):
-        raise serializers.ValidationError(
-            _("A name may not hold invisible or direction-changing characters."),
-            code="name_invalid",
-        )
-
-
-class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    """A serializer that refuses fields it does not know."""
-
-    def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError(
-                    {key: ["Unknown field."] for key in unknown}, code="unknown_field"
-                )
-        return super().to_internal_value(data)
+from referee.league import league
 
 
 class AsSent(serializers.Field):  # type: ignore[type-arg]
@@ -120,11 +101,6 @@ class RuleSetField(serializers.JSONField):
     """A rule set (R40), checked by the rules core (``RuleSet.from_dict``)."""
 
 
-@extend_schema_field(ref("GameStatus"))
-class GameStatusField(serializers.CharField):
-    """A game's status, ``open`` or ``closed`` (the ``GameStatus`` component)."""
-
-
 class GameCreateSerializer(StrictSerializer):
     """A new game: its five seats, and optionally its rule set and league."""
 
@@ -139,19 +115,6 @@ class GameCreateSerializer(StrictSerializer):
         help_text='Rule set (R40): keys override the defaults, e.g. `{"starting_stones": 30}`; '
         "fixed for the game's life.",
     )
-    club = serializers.SlugRelatedField(
-        slug_field="slug",
-        queryset=Club.objects.all(),
-        required=False,
-        allow_null=True,
-        help_text="The club the game counts for (its slug); you must organise it.",
-    )
-    season = serializers.PrimaryKeyRelatedField(
-        queryset=Season.objects.all(),
-        required=False,
-        allow_null=True,
-        help_text="The club's season (id); not an archived one. Implies the club.",
-    )
     allow_seated_elsewhere = serializers.BooleanField(
         default=False,
         help_text="Seat club players who sit in another open game (else 409 "
@@ -163,6 +126,16 @@ class GameCreateSerializer(StrictSerializer):
         help_text='Computer seats (R39): seat ("0"–"4") → strategy, e.g. `{"3": "strong"}`. '
         "The organiser enters each round's hand of such a seat; the referee plays it.",
     )
+
+    def get_fields(self) -> dict[str, Any]:
+        """The declared fields, and after ``rules`` the registered league's (``club``,
+        ``season``: ``referee.league``), passed to ``game_create`` by name."""
+        fields: dict[str, Any] = {}
+        for name, field in super().get_fields().items():
+            fields[name] = field
+            if name == "rules":
+                fields.update(league().create_fields())
+        return fields
 
     def validate_computer(self, value: dict[str, str]) -> dict[int, str]:
         if any(key not in {"0", "1", "2", "3", "4"} for key in value):

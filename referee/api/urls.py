@@ -1,13 +1,10 @@
-"""Routes of the API, mounted at ``/api/v1/``."""
+"""Routes of the referee's API: games, moves, corrections, tokens. ``config.api_urls``
+mounts them at ``/api/v1/`` beside the league's (``scoring.api.urls``)."""
 
-from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from django.urls import path
 
 from referee.api import computer, games
-from referee.api.problems import api_not_found
 from referee.api.views import RecordScoreView
-
-app_name = "api"
 
 urlpatterns = [
     path("records/score/", RecordScoreView.as_view(), name="records-score"),
@@ -83,10 +80,4 @@ urlpatterns = [
         computer.ComputerMoveView.as_view(),
         name="game-computer-move",
     ),
-    path("", include("scoring.api.urls")),  # league records: clubs, standings, ratings
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
-    # Last: any other URL, any method, is a 404 problem (never Django's HTML page or an
-    # APPEND_SLASH redirect). A plain Django view, so not in the OpenAPI schema.
-    re_path(r"^.*$", api_not_found, name="not-found"),
 ]

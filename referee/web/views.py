@@ -41,8 +41,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from referee import conditional, services
-from referee.api.auth import join_client
-from referee.api.problems import referee_message
+from referee.api.plumbing import join_client, referee_message
 from referee.engine import RefereeError
 from referee.engine.strategies import STRATEGIES
 from referee.exceptions import (

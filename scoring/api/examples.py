@@ -143,16 +143,5 @@ RATINGS = {
     ],
 }
 
-SEATS_EXAMPLE = OpenApiExample(
-    "A club game: registered players and a guest",
-    request_only=True,
-    value={
-        "players": [17, {"player": 18}, "Cakra (guest)", 19, 20],
-        "club": "makassar-domeng",
-        "season": 5,
-    },
-)
-
-
 def response(name: str, value: object, *, media_type: str = "application/json") -> OpenApiExample:
     return OpenApiExample(name, value=value, response_only=True, media_type=media_type)

@@ -6,8 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from referee.api.schema import MAX_ID
-from referee.api.serializers import GameStatusField, StrictSerializer, visible_name
+from referee.api.plumbing import MAX_ID, GameStatusField, StrictSerializer, visible_name
 from scoring.models import Club, Membership, Player, Season
 
 # -- clubs and members ---------------------------------------------------------------------
@@ -313,3 +312,23 @@ class GameLeagueQuerySerializer(serializers.Serializer):  # type: ignore[type-ar
     season = serializers.PrimaryKeyRelatedField(
         queryset=Season.objects.all(), required=False, allow_null=True
     )
+
+
+def game_league_fields() -> dict[str, Any]:
+    """A new game's league fields (``POST /games/``), new instances on each call: ``club``
+    (its slug) and ``season`` (its id); ``referee.league`` puts them after ``rules``."""
+    return {
+        "club": serializers.SlugRelatedField(
+            slug_field="slug",
+            queryset=Club.objects.all(),
+            required=False,
+            allow_null=True,
+            help_text="The club the game counts for (its slug); you must organise it.",
+        ),
+        "season": serializers.PrimaryKeyRelatedField(
+            queryset=Season.objects.all(),
+            required=False,
+            allow_null=True,
+            help_text="The club's season (id); not an archived one. Implies the club.",
+        ),
+    }

@@ -1,4 +1,4 @@
-"""Routes of the league-records API, included in ``referee.api.urls`` under ``/api/v1/``."""
+"""Routes of the league-records API, mounted at ``/api/v1/`` by ``config.api_urls``."""
 
 from django.urls import path
 

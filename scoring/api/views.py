@@ -31,9 +31,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from referee.api.pagination import BoundedPageNumberPagination
-from referee.api.problems import PROBLEM_CONTENT_TYPE
-from referee.api.schema import MAX_ID, PROBLEM_RESPONSE_GENERIC
+from referee.api.plumbing import (
+    MAX_ID,
+    PROBLEM_CONTENT_TYPE,
+    PROBLEM_RESPONSE_GENERIC,
+    BoundedPageNumberPagination,
+)
 from referee.models import Game, TableToken
 from scoring import ratings as ratings_core
 from scoring import selectors, services

@@ -266,10 +266,14 @@ def test_after_a_round_ends_the_result_and_the_replay_of_the_record_agree_on_the
 # (``text_invalid``, tests/referee/api/test_edge_input.py).
 _text = st.text(st.characters(blacklist_categories=("Cc", "Cs")), max_size=6)
 _name = st.one_of(_text, st.sampled_from(["", " ", "  ", "Andi"]))
-_entry = st.one_of(_name, st.none(), st.booleans(), st.floats(allow_nan=False), st.just({"x": 1}))
-_players = st.one_of(
-    st.lists(_entry, max_size=7), _text, st.none(), st.integers(), st.just({})
+_entry = st.one_of(
+    _name,
+    st.none(),
+    st.booleans(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.just({"x": 1}),
 )
+_players = st.one_of(st.lists(_entry, max_size=7), _text, st.none(), st.integers(), st.just({}))
 
 
 @settings(

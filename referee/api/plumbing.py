@@ -1,0 +1,142 @@
+"""The shared API plumbing: what both APIs (the referee's ``referee.api`` and the league's
+``scoring.api``) and the phone pages (``referee.web``) use, in one place.
+
+- problem details (RFC 9457, ``referee.api.problems``): ``PROBLEM_CONTENT_TYPE``,
+  ``PROBLEM_RESPONSE_GENERIC`` (its schema), ``referee_message``, ``api_not_found``;
+- strict serializers (``StrictSerializer``: unknown fields are 400 ``unknown_field``),
+  ``visible_name``, ``GameStatusField`` and a seat as sent (``SeatField``: a guest's name
+  or a registered player's id);
+- pagination (``BoundedPageNumberPagination``) and ``MAX_ID`` (the largest id a path or
+  query takes);
+- client identity (``client_ident``, ``join_client``: who is asking, as throttles and
+  the join lockout count them).
+
+The ``/api/v1/`` root composes both APIs' routes in ``config.api_urls``. The league
+and the pages import only this module of ``referee.api`` (import-linter contract
+``api-plumbing``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.throttling import BaseThrottle
+
+from referee.api.pagination import BoundedPageNumberPagination
+from referee.api.problems import PROBLEM_CONTENT_TYPE, api_not_found, referee_message
+from referee.api.schema import MAX_ID, PROBLEM_RESPONSE_GENERIC, ref
+from referee.engine.names import is_visible_name
+from referee.lockouts import JoinClient, device_of
+
+__all__ = [
+    "MAX_ID",
+    "PROBLEM_CONTENT_TYPE",
+    "PROBLEM_RESPONSE_GENERIC",
+    "SEAT_SCHEMA",
+    "BoundedPageNumberPagination",
+    "GameStatusField",
+    "SeatField",
+    "StrictSerializer",
+    "api_not_found",
+    "client_ident",
+    "join_client",
+    "referee_message",
+    "visible_name",
+]
+
+
+def visible_name(value: str) -> None:
+    """A name's validator: no invisible, control or direction-changing character
+    (``referee.engine.names``); ``name_invalid``."""
+    if not is_visible_name(value):
+        raise serializers.ValidationError(
+            _("A name may not hold invisible or direction-changing characters."),
+            code="name_invalid",
+        )
+
+
+class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """A serializer that refuses fields it does not know."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError(
+                    {key: ["Unknown field."] for key in unknown}, code="unknown_field"
+                )
+        return super().to_internal_value(data)
+
+
+@extend_schema_field(ref("GameStatus"))
+class GameStatusField(serializers.CharField):
+    """A game's status, ``open`` or ``closed`` (the ``GameStatus`` component)."""
+
+
+def client_ident(request: Request | HttpRequest) -> str:
+    """Who is asking, as DRF's throttles tell clients apart: ``REMOTE_ADDR``, or the address
+    ``NUM_PROXIES`` proxies back in ``X-Forwarded-For`` (the join lockout counts per ident)."""
+    return str(BaseThrottle().get_ident(request) or "")  # type: ignore[arg-type]  # reads META
+
+
+def join_client(request: Request | HttpRequest) -> JoinClient:
+    """Who tries a join code: the client's address (``client_ident``) and the device cookie
+    it sent (``referee.lockouts``), so one phone's typos lock out that phone only."""
+    return JoinClient(address=client_ident(request), device=device_of(request))  # type: ignore[arg-type]
+
+
+SEAT_SCHEMA = {
+    "oneOf": [
+        {"type": "string", "maxLength": 80, "description": "A guest's name.", "example": "Evi"},
+        {
+            "type": "integer",
+            "minimum": 1,
+            "description": "A registered player's id (a player of the game's club).",
+            "example": 17,
+        },
+        {
+            "type": "object",
+            "required": ["player"],
+            "additionalProperties": False,
+            "properties": {"player": {"type": "integer", "minimum": 1}},
+            "description": 'The same, spelled out: `{"player": 17}`.',
+        },
+    ]
+}
+
+
+@extend_schema_field(SEAT_SCHEMA)
+class SeatField(serializers.Field):  # type: ignore[type-arg]
+    """A name (``str``, a guest) or a player id (``int`` or ``{"player": id}``) → str | int."""
+
+    default_error_messages = {
+        "invalid": "A seat is a guest's name or a registered player's id.",
+        "blank": "A name may not be blank.",
+    }
+
+    def to_internal_value(self, data: Any) -> str | int:
+        if isinstance(data, dict) and set(data) == {"player"}:
+            data = data["player"]
+            if not isinstance(data, int) or isinstance(data, bool):
+                self.fail("invalid")
+        if isinstance(data, bool):
+            self.fail("invalid")
+        if isinstance(data, int):
+            if data < 1:
+                self.fail("invalid")
+            return data
+        if isinstance(data, str):
+            name = data.strip()
+            if not name:
+                self.fail("blank")
+            return name  # its length is R3's (``game_create``: record_invalid), as in an import
+        self.fail("invalid")
+        raise AssertionError  # pragma: no cover - ``fail`` raises
+
+    def to_representation(self, value: Any) -> Any:
+        return value

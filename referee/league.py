@@ -1,0 +1,113 @@
+"""The referee's window on a league: what it asks, never whom (the league registers itself).
+
+The referee does not import the league (``scoring``). Where a game needs it —
+who a registered player's seat is, whether a user organises a game's club,
+which games a user may list, the league fields of a new game or an import —
+the referee asks the ``League`` registered here. This base class is the answer
+without a league: every seat a guest's name, no club, no organiser but the
+game's creator. ``scoring.apps`` registers the league's implementation in
+``ready()``; what the league must *write* when a game changes it learns from
+``referee.signals``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+    from rest_framework.fields import Field
+
+    from referee.models import Game
+
+UserLike = AbstractBaseUser | AnonymousUser | None
+
+
+@dataclass(frozen=True)
+class Seating:
+    """A new game's five seats as the league resolved them.
+
+    ``names``: what each seat is called (seat 0–4; a guest's name as sent, or a
+    registered player's display name; anything else is passed on for the
+    record check, ``record_invalid`` R3). ``players``: each seat's registered
+    player id, or ``None`` for a guest. ``club_id``/``season_id``: the league
+    the game counts for, or ``None``.
+    """
+
+    names: list[Any]
+    players: list[int | None]
+    club_id: Any = None
+    season_id: Any = None
+
+
+class League:
+    """What the referee asks of a league. Every method has the answer of no league."""
+
+    def seating(
+        self,
+        *,
+        players: Sequence[Any],
+        club: Any,
+        season: Any,
+        created_by: UserLike,
+        allow_seated_elsewhere: bool,
+    ) -> Seating:
+        """Resolve a new game's seats (guests' names or player ids) against its league.
+
+        Raises the league's errors (``ServiceError`` subclasses with a ``code``).
+        """
+        return Seating(names=list(players), players=[None] * len(players))
+
+    def occupant(
+        self, *, game: Game, player: Any, allow_elsewhere: bool, seat: int | None = None
+    ) -> tuple[str, int]:
+        """A registered ``player`` who takes a seat of ``game`` (R38): (display name, id).
+
+        With ``seat`` (a re-seating), the player may not already sit another
+        seat of the game. Raises the league's errors.
+        """
+        from referee.engine.errors import RecordInvalid, gettext_noop
+
+        raise RecordInvalid(gettext_noop("a seat is sat by a non-empty name"), rule="R38")
+
+    def organises(self, *, user: UserLike, game: Game) -> bool:
+        """Whether ``user`` organises the league (club) ``game`` counts for."""
+        return False
+
+    def games_accessible(self, *, user: UserLike) -> QuerySet[Game]:
+        """The games an organiser may list, newest first (staff: every game)."""
+        from referee.models import Game
+
+        if user is None or not user.is_authenticated:
+            return Game.objects.none()
+        games = Game.objects.prefetch_related("seats")
+        if not getattr(user, "is_staff", False):
+            games = games.filter(created_by_id=user.pk)
+        return games.order_by("-created_at", "-pk")
+
+    def create_fields(self) -> dict[str, Field[Any, Any, Any, Any]]:
+        """Serializer fields a new game's body gains (after ``rules``): their values are
+        passed to ``game_create`` by name."""
+        return {}
+
+    def import_query(self, query: Mapping[str, Any]) -> dict[str, Any]:
+        """Validate an import's query string (the game's league); keyword arguments for
+        ``game_import``. Raises DRF's ``ValidationError`` (400)."""
+        return {}
+
+
+_registered: list[League] = [League()]
+
+
+def register(league: League) -> None:
+    """Make ``league`` the one the referee asks (the latest registered wins)."""
+    _registered[0] = league
+
+
+def league() -> League:
+    """The registered league (without one, the base ``League``: no league)."""
+    return _registered[0]

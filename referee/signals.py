@@ -1,0 +1,35 @@
+"""What the referee announces about stored games; the league (``scoring``) listens.
+
+The referee never calls the league: it sends these Django signals *inside* the
+transaction of the write that caused them, with the game's own values, and
+whoever listens writes in that same transaction. An exception raised by a
+receiver (``Signal.send`` does not catch it) refuses the whole write, so the
+league's rows always follow the referee's atomically. ``scoring.apps``
+connects the league's receivers in ``ready()``.
+
+Signals and their keyword arguments (``sender`` is always ``referee.models.Game``):
+
+``round_settled``
+    An accepted event settled a round (R18–R25): ``game`` (the locked row,
+    already saved at its new version), ``engine`` (the fold that applied the
+    event: its last round is the settled one, with its named outcomes, passes
+    and PASSEBUNGEs, transfers and CAMAT), ``snapshot`` (``Game.state["snapshot"]``
+    the fold resumed from: the standing at the start of its first round) and
+    ``played_at`` (the event's time, a datetime).
+
+``rounds_changed``
+    Any settled round of the game may have changed or appeared: a game
+    imported, a correction of any round (amend, insert, remove, batch,
+    a void R35, an adjustment R36, a substitute R38, a replaced record R37) or
+    its seats re-named (R38). ``game`` (saved), ``engine`` (the fold of every
+    live event from the game's start, or ``None`` if the sender has none) and
+    ``played_at`` (an import's date for its rounds, or ``None``: each round
+    keeps the time it was settled at the table).
+"""
+
+from __future__ import annotations
+
+from django.dispatch import Signal
+
+round_settled = Signal()
+rounds_changed = Signal()

@@ -1,0 +1,82 @@
+"""The league as the referee asks for it (``referee.league``): clubs, seasons, players.
+
+Registered in ``ScoringConfig.ready()``. The referee never imports this
+module; it calls the registered ``League``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.db.models import QuerySet
+from rest_framework.fields import Field
+
+from referee import league as referee_league
+from referee.league import Seating, UserLike
+from referee.models import Game
+from scoring import selectors, services
+from scoring.exceptions import PlayerTwice
+
+
+class ClubLeague(referee_league.League):
+    """Seats are guests' names or the players of the game's club; games count for a club
+    and season; a club's organisers may use its games."""
+
+    def seating(
+        self,
+        *,
+        players: Sequence[Any],
+        club: Any,
+        season: Any,
+        created_by: UserLike,
+        allow_seated_elsewhere: bool,
+    ) -> Seating:
+        """``scoring.services.game_league_resolve``; without ``allow_seated_elsewhere`` a club
+        player in another open game is ``player_seated_elsewhere`` (409, R38)."""
+        resolved = services.game_league_resolve(
+            players=players, club=club, season=season, created_by=created_by
+        )
+        if not allow_seated_elsewhere:
+            for _, player in resolved.seats:
+                if player is not None:
+                    services.check_not_seated_elsewhere(player=player)
+        return Seating(
+            names=resolved.names,
+            players=[player.pk if player is not None else None for _, player in resolved.seats],
+            club_id=resolved.club.pk if resolved.club is not None else None,
+            season_id=resolved.season.pk if resolved.season is not None else None,
+        )
+
+    def occupant(
+        self, *, game: Game, player: Any, allow_elsewhere: bool, seat: int | None = None
+    ) -> tuple[str, int]:
+        """A player of the game's club (``player_not_in_club``, ``player_merged``), not in
+        another open game unless allowed (``player_seated_elsewhere``), nor, re-seating
+        ``seat``, in another seat of this game (``player_twice``)."""
+        resolved = services.game_league_resolve(players=[player], club=game.club, season=None)
+        found = resolved.seats[0][1]
+        assert found is not None
+        if not allow_elsewhere:
+            services.check_not_seated_elsewhere(player=found, game=game)
+        if seat is not None and game.seats.filter(player_id=found.pk).exclude(number=seat).exists():
+            raise PlayerTwice()
+        return found.display_name, found.pk
+
+    def organises(self, *, user: UserLike, game: Game) -> bool:
+        return selectors.game_organised_by(user=user, game=game)
+
+    def games_accessible(self, *, user: UserLike) -> QuerySet[Game]:
+        return selectors.games_accessible(user=user)
+
+    def create_fields(self) -> dict[str, Field[Any, Any, Any, Any]]:
+        from scoring.api.serializers import game_league_fields
+
+        return game_league_fields()
+
+    def import_query(self, query: Mapping[str, Any]) -> dict[str, Any]:
+        from scoring.api.serializers import GameLeagueQuerySerializer
+
+        league = GameLeagueQuerySerializer(data=query)
+        league.is_valid(raise_exception=True)
+        return dict(league.validated_data)

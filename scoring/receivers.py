@@ -1,0 +1,40 @@
+"""The league listens to the referee: its seat-round stats follow every change of a game.
+
+Connected in ``ScoringConfig.ready()`` to the signals of ``referee.signals``,
+which the referee sends inside the transaction of the write: these receivers
+write in that same transaction, and an error here refuses the referee's write.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from referee.engine import Game as EngineGame
+from referee.models import Game
+from scoring import services
+
+
+def round_settled(
+    sender: Any,
+    *,
+    game: Game,
+    engine: EngineGame,
+    snapshot: dict[str, Any],
+    played_at: datetime,
+    **kwargs: Any,
+) -> None:
+    """A round was settled at the table: store its five seat-rounds."""
+    services.seat_rounds_settle(game=game, engine=engine, snapshot=snapshot, played_at=played_at)
+
+
+def rounds_changed(
+    sender: Any,
+    *,
+    game: Game,
+    engine: EngineGame | None = None,
+    played_at: datetime | None = None,
+    **kwargs: Any,
+) -> None:
+    """Any round may have changed (import, correction, ruling, re-seating): rebuild them."""
+    services.seat_rounds_rebuild(game=game, engine=engine, played_at=played_at)
