@@ -375,7 +375,7 @@ def game_league_assign(*, game: Game, club: Club | None, season: Season | None) 
     return game
 
 
-# -- the seat-round stats (called by referee.services in its transaction) -----------------
+# -- the seat-round stats (scoring.receivers, on the referee's signals, in its transaction) ---
 
 
 def seat_rounds_settle(
