@@ -56,6 +56,7 @@ from referee.middleware import checks_conditions
 from referee.models import Correction, Event, Game, TableToken
 from referee.services import Actor, Idempotency, Precondition, join_code_check
 from referee.web import forms, lan
+from referee.web.organiser import evening_games
 from referee.web.qr import qr_svg
 from referee.web.selectors import TablePage, table_page
 from referee.web.session import forget_token, remember_token, session_token
@@ -314,7 +315,8 @@ def _submit(
 @require_http_methods(["GET", "POST"])
 @database_unavailable_as_503
 def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
-    """An organiser's games, and a form to start one with five players (R3)."""
+    """The games of the evening an organiser runs (and earlier ones), and a form to start
+    one with five players (R3)."""
     user = request.user
     if isinstance(user, AnonymousUser):  # login_required let nobody else in
         raise PermissionDenied
@@ -326,8 +328,9 @@ def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
             form.add_error(None, referee_message(error))
         else:
             return redirect("web:organiser-game", game_id=game.pk)
-    games = Game.objects.filter(created_by=user).prefetch_related("seats")[:50]
-    return render(request, "referee/organiser_games.html", {"form": form, "games": games})
+    games, earlier = evening_games(user)  # open or recent; then the earlier ones
+    context = {"form": form, "games": games, "earlier": earlier}
+    return render(request, "referee/organiser_games.html", context)
 
 
 @login_required

@@ -1,0 +1,424 @@
+"""The organiser's pages: corrections (R37), rulings (R35, R36, R38), sittings (R27), phones
+and closing, through plain form posts — success, refusal, and non-organisers (403)."""
+
+from __future__ import annotations
+
+import html
+import re
+import uuid
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from referee import corrections, services
+from referee.models import Correction, Event, Game, GameSession, TableToken
+from tests.referee.web.conftest import PLAYERS, enter
+from tests.referee.web.walks import CEKI_WITH_A_PASS, record_move
+
+CEKI = [record_move(*step) for step in CEKI_WITH_A_PASS]
+
+
+@pytest.fixture
+def organiser(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_user("orga", password="correct horse battery")
+
+
+@pytest.fixture
+def played(organiser, scorekeeper) -> Game:
+    """Round 1 to its CEKI (R15) and round 2 led by the CUCUQ's... first move only."""
+    game = services.game_create(players=list(PLAYERS), created_by=organiser)
+    enter(game, scorekeeper(game), CEKI)
+    game.refresh_from_db()
+    return game
+
+
+@pytest.fixture
+def signed_in(client: Client, organiser) -> Client:
+    client.force_login(organiser)
+    return client
+
+
+def positions(game: Game) -> list[int]:
+    return list(
+        Event.objects.filter(game=game, revoked_by__isnull=True)
+        .order_by("position")
+        .values_list("position", flat=True)
+    )
+
+
+def live_payload(game: Game, position: int) -> dict[str, Any]:
+    return Event.objects.get(game=game, position=position, revoked_by__isnull=True).payload
+
+
+def form(game: Game, **fields: Any) -> dict[str, Any]:
+    game.refresh_from_db()
+    return {"version": game.version, "key": str(uuid.uuid4()), **fields}
+
+
+def text(response: Any) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", response.content.decode())).split())
+
+
+# -- the pages ------------------------------------------------------------------------------
+
+
+def test_the_game_page_lists_rounds_sittings_seats_and_phones(signed_in, played, joined):
+    joined(played, seat=2)
+
+    page = signed_in.get(f"/games/{played.pk}/manage/")
+
+    assert page.status_code == 200
+    shown = text(page)
+    assert "Round 1 CEKI" in shown  # the round's result in a word (R15)
+    assert "Seat 2's phone (web)" in shown
+    assert f'href="/games/{played.pk}/rounds/1/"' in page.content.decode()
+    assert f'href="/games/{played.pk}/close/"' in page.content.decode()
+
+
+def test_a_round_page_shows_its_result_and_every_event_with_its_move_number(signed_in, played):
+    page = signed_in.get(f"/games/{played.pk}/rounds/1/")
+
+    assert page.status_code == 200
+    shown = text(page)
+    assert "CEKI" in shown
+    assert "Went out: Andi" in shown
+    assert "CUCUQ: Evi" in shown
+    assert "Besse played 1-6" in shown
+    assert "Daeng passed" in shown
+    assert page.content.decode().count('class="edit button"') == len(CEKI)
+
+
+def test_a_round_that_has_not_begun_is_not_found(signed_in, played):
+    assert signed_in.get(f"/games/{played.pk}/rounds/9/").status_code == 404
+
+
+# -- corrections (R37) ----------------------------------------------------------------------
+
+
+def test_the_organiser_amends_an_earlier_event_with_a_reason_r37(signed_in, played, organiser):
+    position = positions(played)[16]  # Besse's 3-4
+    url = f"/games/{played.pk}/rounds/1/correct/"
+
+    answer = signed_in.post(
+        url,
+        form(played, op="amend", position=position, what="play", seat=1, tile="4-4", reason="typo"),
+        follow=True,
+    )
+
+    assert answer.redirect_chain[-1] == (f"/games/{played.pk}/rounds/1/", 302)
+    assert "The event is amended." in text(answer)
+    assert live_payload(played, position) == {"seat": 1, "tile": "4-4"}
+    correction = Correction.objects.get(game=played, kind=Correction.Kind.CORRECT)
+    assert (correction.reason, correction.entered_by) == ("typo", f"user {organiser.username}")
+    assert "CAPPU" in text(answer)  # no longer a CEKI: the result follows the replay (R15)
+
+
+def test_a_correction_that_makes_a_later_event_impossible_is_refused_with_its_place_r37_r7(
+    signed_in, played
+):
+    position = positions(played)[1]  # Besse's 1-6 → 2-6: Cakra's 1-3 no longer fits
+    before = played.version
+
+    answer = signed_in.post(
+        f"/games/{played.pk}/rounds/1/correct/",
+        form(
+            played,
+            op="amend",
+            position=position,
+            what="play",
+            seat=1,
+            tile="2-6",
+            reason="wrong tile",
+        ),
+    )
+
+    assert answer.status_code == 422
+    page = answer.content.decode()
+    assert '<dd class="code-id">tile_does_not_match</dd>' in page
+    assert '<dd class="rule-id">R7</dd>' in page
+    assert '<dd class="round-id">1</dd>' in page
+    assert '<dd class="move-id">3</dd>' in page  # the later event: move index 2
+    assert re.search(r'<li id="event-\d+" class=" refused">', page)
+    # What was typed is kept: the tile chosen and the reason.
+    assert '<option value="2-6" selected>' in page
+    assert 'value="wrong tile"' in page
+    played.refresh_from_db()
+    assert played.version == before
+    assert live_payload(played, position) == {"seat": 1, "tile": "1-6"}
+    assert not Correction.objects.filter(game=played).exists()
+
+
+def test_the_organiser_removes_and_inserts_an_event_r37(signed_in, played):
+    last = positions(played)[-1]  # Andi's winning 2-3
+    url = f"/games/{played.pk}/rounds/1/correct/"
+
+    removed = signed_in.post(url, form(played, op="remove", position=last, reason="not played"))
+
+    assert removed.status_code == 302
+    assert last not in positions(played)
+    inserted = signed_in.post(
+        url,
+        form(
+            played, op="insert", what="play", seat=0, tile="2-3", on="2", reason="played after all"
+        ),
+        follow=True,
+    )
+    assert "The event is inserted." in text(inserted)
+    assert Event.objects.filter(game=played, revoked_by__isnull=True).count() == len(CEKI)
+    assert "CEKI" in text(inserted)
+
+
+def test_a_correction_form_missing_its_tile_is_400_and_changes_nothing(signed_in, played):
+    answer = signed_in.post(
+        f"/games/{played.pk}/rounds/1/correct/",
+        form(played, op="amend", position=positions(played)[0], what="play", seat=0, reason="x"),
+    )
+
+    assert answer.status_code == 400
+    assert "A play needs its tile." in answer.content.decode()
+    assert not Correction.objects.filter(game=played).exists()
+
+
+def test_a_stale_correction_says_the_game_changed_and_keeps_the_input(signed_in, played):
+    stale = form(
+        played,
+        op="amend",
+        position=positions(played)[16],
+        what="play",
+        seat=1,
+        tile="4-4",
+        reason="typo",
+    )
+    stale["version"] = played.version - 1
+
+    answer = signed_in.post(f"/games/{played.pk}/rounds/1/correct/", stale)
+
+    assert answer.status_code == 409
+    assert "version_mismatch" in answer.content.decode()
+    assert 'value="typo"' in answer.content.decode()
+
+
+def test_a_doubled_correction_counts_once(signed_in, played):
+    data = form(
+        played,
+        op="amend",
+        position=positions(played)[16],
+        what="play",
+        seat=1,
+        tile="4-4",
+        reason="typo",
+    )
+    url = f"/games/{played.pk}/rounds/1/correct/"
+
+    first = signed_in.post(url, data)
+    second = signed_in.post(url, data)
+
+    assert (first.status_code, second.status_code) == (302, 302)
+    assert Correction.objects.filter(game=played).count() == 1
+
+
+# -- rulings (R35, R36, R38) ----------------------------------------------------------------
+
+
+def test_the_organiser_voids_a_round_with_a_reason_r35(signed_in, played):
+    answer = signed_in.post(
+        f"/games/{played.pk}/rounds/1/void/", form(played, reason="tiles shown"), follow=True
+    )
+
+    assert "Round 1 is void." in text(answer)
+    assert "void — tiles shown" in text(answer)
+    assert Event.objects.get(game=played, kind="void").payload["reason"] == "tiles shown"
+
+
+def test_a_void_without_a_reason_is_refused_and_nothing_is_voided_r35(signed_in, played):
+    answer = signed_in.post(f"/games/{played.pk}/rounds/1/void/", form(played, reason=""))
+
+    assert answer.status_code == 400
+    assert not Event.objects.filter(game=played, kind="void").exists()
+
+
+def test_the_organiser_adjusts_stones_after_a_round_r36(signed_in, played):
+    answer = signed_in.post(
+        f"/games/{played.pk}/rounds/1/adjust/",
+        form(played, source="4", to="table", stones=1, reason="stone found"),
+        follow=True,
+    )
+
+    assert "The stones are adjusted." in text(answer)
+    adjustment = Event.objects.get(game=played, kind="adjustment").payload
+    assert (adjustment["from"], adjustment["to"], adjustment["stones"]) == (4, "table", 1)
+
+
+def test_an_adjustment_of_more_than_the_giver_holds_is_refused_r36(signed_in, played):
+    answer = signed_in.post(
+        f"/games/{played.pk}/rounds/1/adjust/",
+        form(played, source="1", to="table", stones=50, reason="too many"),
+    )
+
+    assert answer.status_code == 422
+    page = answer.content.decode()
+    assert '<dd class="code-id">ruling_invalid</dd>' in page
+    assert '<dd class="rule-id">R36</dd>' in page
+    assert 'value="too many"' in page
+    assert not Event.objects.filter(game=played, kind="adjustment").exists()
+
+
+def test_the_organiser_re_seats_a_name_and_seats_a_substitute_r38(signed_in, played):
+    renamed = signed_in.post(
+        f"/games/{played.pk}/seats/1/name/",
+        form(played, name="Besse R.", reason="full name"),
+        follow=True,
+    )
+
+    assert "Seat 1 is re-seated." in text(renamed)
+    assert played.seats.get(number=1).name == "Besse R."
+    substituted = signed_in.post(
+        f"/games/{played.pk}/seats/4/substitute/",
+        form(played, name="Fajar", from_round="2", reason="Evi went home"),
+        follow=True,
+    )
+    assert "Fajar sits seat 4." in text(substituted)
+    assert Event.objects.get(game=played, kind="substitute").payload["name"] == "Fajar"
+
+
+def test_a_substitute_from_a_round_not_begun_is_refused_and_the_form_kept_r38(signed_in, played):
+    answer = signed_in.post(
+        f"/games/{played.pk}/seats/4/substitute/",
+        form(played, name="Fajar", from_round="9", reason="later"),
+    )
+
+    assert answer.status_code == 400  # record_invalid: round 9 has not begun
+    page = answer.content.decode()
+    assert '<dd class="code-id">record_invalid</dd>' in page
+    assert 'value="Fajar"' in page
+    assert '<details class="seat" id="seat-4" open>' in page
+
+
+# -- sittings (R27), phones, closing ----------------------------------------------------------
+
+
+def test_the_organiser_starts_and_ends_a_sitting_r27(signed_in, played):
+    started = signed_in.post(f"/games/{played.pk}/sittings/start/", form(played), follow=True)
+
+    number = GameSession.objects.filter(game=played).count()
+    assert f"Sitting {number} has started." in text(started)
+    ended = signed_in.post(f"/games/{played.pk}/sittings/end/", form(played), follow=True)
+    assert f"Sitting {number} has ended." in text(ended)
+    assert not GameSession.objects.filter(game=played, ended_at__isnull=True).exists()
+    again = signed_in.post(f"/games/{played.pk}/sittings/end/", form(played))
+    assert again.status_code == 409
+    assert "session_state" in again.content.decode()
+
+
+def test_the_organiser_releases_a_seat_and_revokes_a_phone(signed_in, played, joined):
+    joined(played, seat=2)
+    scorekeeping = joined(played)
+
+    released = signed_in.post(f"/games/{played.pk}/seats/2/release/", follow=True)
+
+    assert "Seat 2 is free for another phone." in text(released)
+    assert not TableToken.objects.filter(game=played, seat=2, revoked_at__isnull=True).exists()
+    token = TableToken.objects.get(game=played, seat=None, label="web", revoked_at__isnull=True)
+    revoked = signed_in.post(f"/games/{played.pk}/phones/{token.pk}/revoke/", follow=True)
+    assert "is revoked." in text(revoked)
+    assert scorekeeping.get("/table/")["Location"] == "/"  # that phone lost the game
+    nobody = signed_in.post(f"/games/{played.pk}/seats/3/release/")
+    assert nobody.status_code == 404
+    assert "token_not_found" in nobody.content.decode()
+
+
+def test_closing_asks_for_confirmation_then_closes_on_the_version_shown(signed_in, played):
+    confirm = signed_in.get(f"/games/{played.pk}/close/")
+
+    assert confirm.status_code == 200
+    assert f'name="version" value="{played.version}"' in confirm.content.decode()
+    assert Game.objects.get(pk=played.pk).status == "open"  # asking changes nothing
+    closed = signed_in.post(f"/games/{played.pk}/close/", {"version": played.version}, follow=True)
+    assert "The game is closed." in text(closed)
+    assert Game.objects.get(pk=played.pk).status == "closed"
+
+
+def test_a_stale_close_says_the_game_changed_and_does_not_close(signed_in, played):
+    shown = played.version
+    corrections.round_void(
+        game_id=played.pk,
+        round=1,
+        reason="tiles shown",
+        actor=services.Actor(user=played.created_by),
+    )
+
+    answer = signed_in.post(f"/games/{played.pk}/close/", {"version": shown})
+
+    assert answer.status_code == 412
+    assert "the game changed since this page was shown" in answer.content.decode()
+    assert f'name="version" value="{shown + 1}"' in answer.content.decode()  # confirm again
+    assert Game.objects.get(pk=played.pk).status == "open"
+
+
+def test_a_close_without_the_version_shown_is_428(signed_in, played):
+    answer = signed_in.post(f"/games/{played.pk}/close/", {})
+
+    assert answer.status_code == 428
+    assert Game.objects.get(pk=played.pk).status == "open"
+
+
+# -- who may ----------------------------------------------------------------------------------
+
+WRITES = [
+    ("rounds/1/correct/", {"op": "remove", "position": "0", "reason": "x"}),
+    ("rounds/1/void/", {"reason": "x"}),
+    ("rounds/1/adjust/", {"source": "4", "to": "table", "stones": "1", "reason": "x"}),
+    ("seats/1/name/", {"name": "X", "reason": "x"}),
+    ("seats/1/substitute/", {"name": "X", "reason": "x"}),
+    ("sittings/start/", {}),
+    ("sittings/end/", {}),
+    ("seats/1/release/", {}),
+    ("phones/1/revoke/", {}),
+    ("close/", {}),
+]
+
+
+@pytest.mark.parametrize(("path", "fields"), WRITES)
+def test_another_signed_in_user_gets_the_403_page_and_nothing_changes(
+    client, played, django_user_model, path, fields
+):
+    client.force_login(django_user_model.objects.create_user("someone"))
+
+    answer = client.post(f"/games/{played.pk}/{path}", form(played, **fields))
+
+    assert answer.status_code == 403
+    assert "Organisers only" in answer.content.decode()
+    assert Game.objects.get(pk=played.pk).version == played.version
+
+
+@pytest.mark.parametrize("path", ["manage/", "rounds/1/", "close/"])
+def test_a_phone_of_the_table_gets_the_403_page(played, joined, path):
+    phone = joined(played, seat=0)
+
+    answer = phone.get(f"/games/{played.pk}/{path}")
+
+    assert answer.status_code == 403
+    assert "Organisers only" in answer.content.decode()
+
+
+def test_nobody_signed_in_is_sent_to_the_sign_in_page(client, played):
+    answer = client.get(f"/games/{played.pk}/manage/")
+
+    assert answer.status_code == 302
+    assert answer["Location"].startswith("/accounts/login/?next=")
+
+
+def test_the_games_of_the_evening_link_to_each_games_page(signed_in, played):
+    page = signed_in.get("/games/")
+
+    assert "Games of the evening" in text(page)
+    assert f'href="/games/{played.pk}/manage/"' in page.content.decode()
+
+
+def test_the_pages_speak_the_phones_language(signed_in, played):
+    signed_in.cookies["django_language"] = "fr"
+
+    page = signed_in.get(f"/games/{played.pk}/rounds/1/", HTTP_ACCEPT_LANGUAGE="fr")
+
+    assert "Annuler la manche" in text(page)
