@@ -438,6 +438,8 @@ def _render_round(
         return render(request, "referee/organiser_no_round.html", {"game": game}, status=404)
     names = _names_at(game, live, number)
     events = _event_rows([e for e in live if e.round_number == number], names, refusal, number)
+    if refusal is not None:  # the event the referee refused, if it is on this page
+        refusal["event"] = next((e for e in events if e["refused"]), None)
     posted = str(form.data.get("position", "")) if form is not None else ""
     if posted.isdigit():
         selected = int(posted)

@@ -422,3 +422,14 @@ def test_the_pages_speak_the_phones_language(signed_in, played):
     page = signed_in.get(f"/games/{played.pk}/rounds/1/", HTTP_ACCEPT_LANGUAGE="fr")
 
     assert "Annuler la manche" in text(page)
+
+
+def test_an_events_pencil_opens_its_correction_form_filled_in(signed_in, played):
+    position = positions(played)[1]
+
+    page = signed_in.get(f"/games/{played.pk}/rounds/1/?event={position}")
+
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert '<section class="card" id="edit">' in body
+    assert '<option value="1-6" selected>' in body
