@@ -56,7 +56,16 @@ from referee.services import Actor, Idempotency, Precondition
 from referee.web import organiser_forms as of
 from referee.web.selectors import REASON_WORDS
 from referee.web.session import session_token
-from scoring.selectors import game_organised_by, games_accessible
+from referee.web.views import database_unavailable_as_503
+from scoring.api.filters import STANDINGS_DEFAULT_ORDERING
+from scoring.models import Club
+from scoring.selectors import (
+    club_can_read,
+    game_organised_by,
+    games_accessible,
+    league_rows,
+    standings,
+)
 
 # A game counts as one of the evening's while open, or for this long after it was created.
 EVENING = timedelta(hours=14)
@@ -124,6 +133,7 @@ def evening_games(user: Any) -> tuple[list[Game], list[Game]]:
 
 @never_cache
 @require_http_methods(["GET"])
+@database_unavailable_as_503
 @organiser_page
 def manage(request: HttpRequest, game: Game) -> HttpResponse:
     """The game's sittings, rounds, seats, phones and latest corrections."""
@@ -132,6 +142,7 @@ def manage(request: HttpRequest, game: Game) -> HttpResponse:
 
 @never_cache
 @require_http_methods(["GET"])
+@database_unavailable_as_503
 @organiser_page
 def round_page(request: HttpRequest, game: Game, number: int) -> HttpResponse:
     """One round: its result and events; ``?event=<position>`` opens that event's correction."""
@@ -142,6 +153,7 @@ def round_page(request: HttpRequest, game: Game, number: int) -> HttpResponse:
 
 
 @require_POST
+@database_unavailable_as_503
 @organiser_page
 def correct(request: HttpRequest, game: Game, number: int) -> HttpResponse:
     """Amend, insert or remove one event of round ``number`` (R37), with a reason."""
@@ -180,6 +192,7 @@ def correct(request: HttpRequest, game: Game, number: int) -> HttpResponse:
 
 
 @require_POST
+@database_unavailable_as_503
 @organiser_page
 def void(request: HttpRequest, game: Game, number: int) -> HttpResponse:
     """Void round ``number`` with a reason (R35)."""
@@ -204,6 +217,7 @@ def void(request: HttpRequest, game: Game, number: int) -> HttpResponse:
 
 
 @require_POST
+@database_unavailable_as_503
 @organiser_page
 def adjust(request: HttpRequest, game: Game, number: int) -> HttpResponse:
     """Move stones after round ``number``'s awards, with a reason (R36)."""
@@ -234,6 +248,7 @@ def adjust(request: HttpRequest, game: Game, number: int) -> HttpResponse:
 
 
 @require_POST
+@database_unavailable_as_503
 @organiser_page
 def seat_name(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
     """Re-seat: who sat ``seat`` from the game's start (R38)."""
@@ -258,6 +273,7 @@ def seat_name(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
 
 
 @require_POST
+@database_unavailable_as_503
 @organiser_page
 def substitute(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
     """A substitute sits ``seat`` from a round on (R38)."""
@@ -289,6 +305,7 @@ def substitute(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
 
 
 @require_POST
+@database_unavailable_as_503
 @organiser_page
 def sitting(request: HttpRequest, game: Game, action: str) -> HttpResponse:
     """Start a sitting (an open one is ended first) or end the open one (R27)."""
@@ -315,6 +332,7 @@ def sitting(request: HttpRequest, game: Game, action: str) -> HttpResponse:
 
 
 @require_POST
+@database_unavailable_as_503
 @organiser_page
 def token_revoke(request: HttpRequest, game: Game, token_id: int) -> HttpResponse:
     """Revoke one phone's token: it loses the game at once and its seat is free."""
@@ -328,6 +346,7 @@ def token_revoke(request: HttpRequest, game: Game, token_id: int) -> HttpRespons
 
 
 @require_POST
+@database_unavailable_as_503
 @organiser_page
 def seat_release(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
     """Free ``seat`` for another phone (the phone holding it is revoked)."""
@@ -344,6 +363,7 @@ def seat_release(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
 
 @never_cache
 @require_http_methods(["GET", "POST"])
+@database_unavailable_as_503
 @organiser_page
 def close(request: HttpRequest, game: Game) -> HttpResponse:
     """Confirm, then close the game on the version the confirmation showed (``If-Match``)."""
@@ -368,6 +388,25 @@ def close(request: HttpRequest, game: Game) -> HttpResponse:
         return _render_close(request, game, refusal=refusal, status=status)
     messages.success(request, gettext("The game is closed. Its record and result stay readable."))
     return redirect("web:organiser-manage", game_id=game.pk)
+
+
+@never_cache
+@require_http_methods(["GET"])
+@database_unavailable_as_503
+def club_standings(request: HttpRequest, slug: str) -> HttpResponse:
+    """A club's standings as a page (the API's ``…/standings/``, same order): lifetime, or
+    one season's with ``?season=<id>``. A club's records are open to its members (a
+    published club's to all): anyone else gets the 403 page."""
+    club = get_object_or_404(Club, slug=slug)
+    if not club_can_read(user=request.user, club=club):
+        if not request.user.is_authenticated and session_token(request) is None:
+            return redirect_to_login(request.get_full_path())
+        return forbidden(request)
+    season_id = request.GET.get("season", "")
+    season = club.seasons.filter(pk=int(season_id)).first() if season_id.isdigit() else None
+    rows = standings(league_rows(club=club, season=season)).order_by(*STANDINGS_DEFAULT_ORDERING)
+    context = {"club": club, "season": season, "rows": list(rows[:200])}
+    return render(request, "referee/organiser_standings.html", context)
 
 
 # -- rendering ------------------------------------------------------------------------------
@@ -789,4 +828,5 @@ urlpatterns = [
         name="organiser-token-revoke",
     ),
     path("games/<uuid:game_id>/close/", close, name="organiser-close"),
+    path("clubs/<slug:slug>/standings/", club_standings, name="club-standings"),
 ]

@@ -56,7 +56,6 @@ from referee.middleware import checks_conditions
 from referee.models import Correction, Event, Game, TableToken
 from referee.services import Actor, Idempotency, Precondition, join_code_check
 from referee.web import forms, lan
-from referee.web.organiser import evening_games
 from referee.web.qr import qr_svg
 from referee.web.selectors import TablePage, table_page
 from referee.web.session import forget_token, remember_token, session_token
@@ -328,6 +327,8 @@ def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
             form.add_error(None, referee_message(error))
         else:
             return redirect("web:organiser-game", game_id=game.pk)
+    from referee.web.organiser import evening_games  # it builds on this module
+
     games, earlier = evening_games(user)  # open or recent; then the earlier ones
     context = {"form": form, "games": games, "earlier": earlier}
     return render(request, "referee/organiser_games.html", context)

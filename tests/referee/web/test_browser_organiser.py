@@ -23,7 +23,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "correct horse battery"
 SMALL_TARGETS = """() => [...document.querySelectorAll(
-       'main a, main button, main summary, main select, main input:not([type=hidden]), header button')]
+       'main a, main button, main summary, main select, ' +
+       'main input:not([type=hidden]), header button')]
     .filter(e => e.offsetParent !== null && !e.disabled)
     .map(e => [e.textContent.trim() || e.name || e.outerHTML.slice(0, 60),
                e.getBoundingClientRect()])
@@ -137,4 +138,30 @@ def test_a_phone_of_the_table_gets_the_organisers_only_page(phone, evening, scre
     assert answer.status == 403
     expect(page.locator("h1")).to_have_text("Organisers only")
     screenshot(page, "2x-organiser-forbidden")
+    fits_a_phone(page)
+    # The check can fail: a 20 px button is caught.
+    page.evaluate(
+        "() => document.querySelector('main').insertAdjacentHTML('beforeend',"
+        " '<button style=\"all: unset; display: block; width: 20px; height: 20px\">x</button>')"
+    )
+    assert page.evaluate(SMALL_TARGETS) == ["x: 20x20"]
+
+
+def test_the_clubs_standings_fit_a_phone(phone, django_user_model, scorekeeper, screenshot):
+    from tests.scoring.factories import ClubFactory, OrganiserFactory, PlayerFactory
+
+    club = ClubFactory(name="Makassar Domeng Club", slug="makassar")
+    director = OrganiserFactory(
+        club=club, user=django_user_model.objects.create_user("orga", password=PASSWORD)
+    ).user
+    seats = [PlayerFactory(club=club, display_name=name).pk for name in PLAYERS]
+    game = services.game_create(players=seats, club=club, created_by=director)
+    enter(game, scorekeeper(game), [record_move(*step) for step in CEKI_WITH_A_PASS])
+    page = phone()
+    sign_in(page)
+
+    page.click('a[href="/clubs/makassar/standings/"]')
+
+    expect(page.locator("#standings tbody tr").first).to_contain_text("Andi")
+    screenshot(page, "2x-organiser-standings")
     fits_a_phone(page)

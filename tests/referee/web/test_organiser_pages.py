@@ -9,6 +9,7 @@ import uuid
 from typing import Any
 
 import pytest
+from django.db import OperationalError
 from django.test import Client
 
 from referee import corrections, services
@@ -433,3 +434,60 @@ def test_an_events_pencil_opens_its_correction_form_filled_in(signed_in, played)
     body = page.content.decode()
     assert '<section class="card" id="edit">' in body
     assert '<option value="1-6" selected>' in body
+
+
+def test_a_correction_while_the_database_is_busy_is_a_503_and_nothing_changes(
+    signed_in, played, monkeypatch
+):
+    def locked(**kwargs: Any) -> None:
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(corrections, "events_correct", locked)
+
+    answer = signed_in.post(
+        f"/games/{played.pk}/rounds/1/correct/",
+        form(played, op="remove", position=positions(played)[-1], reason="x"),
+    )
+
+    assert answer.status_code == 503
+    assert answer["Retry-After"] == "2"
+    monkeypatch.undo()
+    assert len(positions(played)) == len(CEKI)
+
+
+# -- the club's standings -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def club_game(db, scorekeeper):
+    """A club's game between five registered players, round 1 to its CEKI (R15)."""
+    from tests.scoring.factories import ClubFactory, OrganiserFactory, PlayerFactory
+
+    club = ClubFactory(name="Makassar Domeng Club", slug="makassar")
+    director = OrganiserFactory(club=club).user
+    seats = [PlayerFactory(club=club, display_name=name).pk for name in PLAYERS]
+    game = services.game_create(players=seats, club=club, created_by=director)
+    enter(game, scorekeeper(game), CEKI)
+    return game
+
+
+def test_the_clubs_standings_page_follows_a_correction_r37(client, club_game):
+    director = club_game.created_by
+    client.force_login(director)
+    manage = client.get(f"/games/{club_game.pk}/manage/")
+    assert 'href="/clubs/makassar/standings/"' in manage.content.decode()
+
+    before = text(client.get("/clubs/makassar/standings/"))
+    assert "1 Andi 1 1" in before  # Andi went out: one round, one won (R15)
+    void = form(club_game, reason="tiles shown")
+    client.post(f"/games/{club_game.pk}/rounds/1/void/", void)
+
+    after = text(client.get("/clubs/makassar/standings/"))
+    assert "Andi" not in after  # a voided round counts in no statistic (R35)
+    assert "No round counts yet." in after
+
+
+def test_a_private_clubs_standings_are_refused_to_an_outsider(client, club_game, organiser):
+    client.force_login(organiser)  # organises no club
+
+    assert client.get("/clubs/makassar/standings/").status_code == 403
