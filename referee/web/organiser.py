@@ -422,7 +422,10 @@ def _render_manage(
 ) -> HttpResponse:
     game = _fresh(game)
     state = game_state_for(game)
-    bound = seat_forms or {}
+    bound = {
+        seat: {name: _rebound(f, game) for name, f in forms.items()}
+        for seat, forms in (seat_forms or {}).items()
+    }
     initial = _initial(game)
     tokens = services.table_tokens(game=game, actor=_actor(request))
     live_tokens = [t for t in tokens if t.revoked_at is None]
@@ -472,11 +475,15 @@ def _render_round(
 ) -> HttpResponse:
     game = _fresh(game)
     initial = _initial(game)
+    form, void_form, adjust_form = (_rebound(f, game) for f in (form, void_form, adjust_form))
     live = list(Event.objects.filter(game=game, revoked_by__isnull=True).order_by("position"))
     if number < 1 or number > max((e.round_number for e in live), default=0) + 1:
         return render(request, "referee/organiser_no_round.html", {"game": game}, status=404)
     names = _names_at(game, live, number)
-    events = _event_rows([e for e in live if e.round_number == number], names, refusal, number)
+    in_round = [e for e in live if e.round_number == number]
+    if refusal is not None and refusal.get("round") == number and refusal.get("move") is not None:
+        refusal["shown_move"] = _shown_move(refusal["move"], form, in_round)
+    events = _event_rows(in_round, names, refusal, number)
     if refusal is not None:  # the event the referee refused, if it is on this page
         refusal["event"] = next((e for e in events if e["refused"]), None)
     posted = str(form.data.get("position", "")) if form is not None else ""
@@ -523,6 +530,17 @@ def _render_close(
         "refusal": refusal,
     }
     return render(request, "referee/organiser_close.html", context, status=status)
+
+
+def _rebound(form: Any, game: Game) -> Any:
+    """A refused form drawn again with what was typed, on the version now shown (and a
+    fresh key): sending it again applies it to the game the page shows."""
+    if form is not None and form.is_bound:
+        data = form.data.copy()
+        data["version"] = str(game.version)
+        data["key"] = str(uuid.uuid4())
+        form.data = data
+    return form
 
 
 def _fresh(game: Game) -> Game:
@@ -589,6 +607,22 @@ def _holder(value: Any, names: list[str]) -> str:
     return str(value)
 
 
+def _shown_move(move: int, form: Any, events: list[Event]) -> int | None:
+    """Where the refused move of the corrected round (0-based ``move``, as the error gives
+    it) is among the moves the page lists: after an inserted move one earlier, after a
+    removed one one later; ``None`` when it is the inserted move itself."""
+    data = form.cleaned_data if form is not None and form.is_valid() else {}
+    op, position = data.get("op"), data.get("position")
+    if op not in {"insert", "remove"} or (op == "insert" and form.kind != "move"):
+        return move
+    moves = [e.position for e in events if e.kind == Event.Kind.MOVE]
+    at = len(moves) if position is None else sum(1 for p in moves if p < position)
+    if op == "insert":
+        return None if move == at else (move - 1 if move > at else move)
+    removed_a_move = position in moves
+    return move + 1 if removed_a_move and move >= at else move
+
+
 def _event_rows(
     events: list[Event], names: list[str], refusal: dict[str, Any] | None, number: int
 ) -> list[dict[str, Any]]:
@@ -653,9 +687,8 @@ def _event_rows(
             }
         row["refused"] = bool(
             refusal
-            and refusal.get("round") == number
-            and refusal.get("move") is not None
-            and row["move"] == refusal["move"] + 1
+            and refusal.get("shown_move") is not None
+            and row["move"] == refusal["shown_move"] + 1
         )
         rows.append(row)
     return rows

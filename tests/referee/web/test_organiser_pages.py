@@ -196,8 +196,13 @@ def test_a_stale_correction_says_the_game_changed_and_keeps_the_input(signed_in,
     answer = signed_in.post(f"/games/{played.pk}/rounds/1/correct/", stale)
 
     assert answer.status_code == 409
-    assert "version_mismatch" in answer.content.decode()
-    assert 'value="typo"' in answer.content.decode()
+    page = answer.content.decode()
+    assert "version_mismatch" in page
+    assert 'value="typo"' in page
+    assert f'name="version" value="{played.version}"' in page  # sent again, it applies
+    assert f'name="version" value="{played.version - 1}"' not in page
+    again = {**stale, "version": played.version}
+    assert signed_in.post(f"/games/{played.pk}/rounds/1/correct/", again).status_code == 302
 
 
 def test_a_doubled_correction_counts_once(signed_in, played):
@@ -491,3 +496,56 @@ def test_a_private_clubs_standings_are_refused_to_an_outsider(client, club_game,
     client.force_login(organiser)  # organises no club
 
     assert client.get("/clubs/makassar/standings/").status_code == 403
+
+
+def test_an_event_inserted_before_another_is_judged_with_the_rest_r37_r8(signed_in, played):
+    first = positions(played)[0]  # Andi's lead 6-6: a pass before it is not Andi's turn...
+
+    answer = signed_in.post(
+        f"/games/{played.pk}/rounds/1/correct/",
+        form(played, op="insert", position=first, what="pass", seat=3, reason="forgotten"),
+    )
+
+    assert answer.status_code == 422
+    page = answer.content.decode()
+    assert '<dd class="round-id">1</dd>' in page
+    assert '<dd class="move-id">1</dd>' in page
+    assert len(positions(played)) == len(CEKI)
+    assert "the event being inserted" in page  # the refused move is the new one, not 6-6
+    assert "refused" not in re.findall(r'<li id="event-\d+" class="[^"]*"', page)[0]
+    assert f'<li id="event-{first}" class="chosen">' in page  # its form stays open
+
+
+def test_after_a_removal_the_refused_move_is_found_on_the_page_r37(signed_in, played):
+    at = positions(played)
+    # Remove Cakra's 1-3 (move 3): Daeng's pass becomes move 3 of the corrected round and
+    # is refused (a pass with 1-? playable, or not his turn); the page marks Daeng's line.
+    answer = signed_in.post(
+        f"/games/{played.pk}/rounds/1/correct/",
+        form(played, op="remove", position=at[2], reason="not played"),
+    )
+
+    assert answer.status_code == 422
+    page = answer.content.decode()
+    move = int(re.search(r'<dd class="move-id">(\d+)</dd>', page).group(1))
+    refused = re.search(r'<li id="event-(\d+)" class="[^"]*refused">', page)
+    assert refused is not None
+    assert int(refused.group(1)) == at[move]  # the corrected round's move n is listed as n+1
+
+
+def test_a_void_removed_from_the_round_page_gives_the_round_back_r35_r37(signed_in, played):
+    url = f"/games/{played.pk}/rounds/1/"
+    signed_in.post(url + "void/", form(played, reason="tiles shown"))
+    void = Event.objects.get(game=played, kind="void", revoked_by__isnull=True)
+
+    opened = signed_in.get(f"{url}?event={void.position}")
+    assert "Round voided: tiles shown" in text(opened)
+    removed = signed_in.post(
+        url + "correct/",
+        form(played, op="remove", position=void.position, reason="mistake"),
+        follow=True,
+    )
+
+    assert "The event is removed." in text(removed)
+    assert "CEKI" in text(removed)
+    assert not Event.objects.filter(game=played, kind="void", revoked_by__isnull=True).exists()
