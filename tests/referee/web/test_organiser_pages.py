@@ -549,3 +549,40 @@ def test_a_void_removed_from_the_round_page_gives_the_round_back_r35_r37(signed_
     assert "The event is removed." in text(removed)
     assert "CEKI" in text(removed)
     assert not Event.objects.filter(game=played, kind="void", revoked_by__isnull=True).exists()
+
+
+def test_the_organiser_amends_a_reveal_from_tiles_to_a_pip_sum_r18_r37(
+    signed_in, organiser, scorekeeper
+):
+    from tests.referee.web.walks import BLOCKED
+
+    game = services.game_create(players=list(PLAYERS), created_by=organiser)
+    reveals = [
+        {"seat": 0, "tiles": ["0-3", "0-4", "0-5"]},
+        {"seat": 1, "tiles": ["0-0", "0-1", "0-2"]},
+        {"seat": 2, "tiles": ["1-1", "1-2", "1-3", "1-4"]},
+        {"seat": 3, "tiles": ["1-5", "2-2", "2-4", "2-5"]},
+        {"seat": 4, "pips": 29},
+    ]
+    enter(game, scorekeeper(game), [*BLOCKED, *reveals])
+    daeng = Event.objects.get(game=game, kind="reveal", payload__seat=3)
+    opened = signed_in.get(f"/games/{game.pk}/rounds/1/?event={daeng.position}")
+    assert 'value="1-5 2-2 2-4 2-5"' in opened.content.decode()
+
+    answer = signed_in.post(
+        f"/games/{game.pk}/rounds/1/correct/",
+        form(
+            game,
+            op="amend",
+            position=daeng.position,
+            what="pips",
+            seat=3,
+            pips=23,
+            reason="Daeng counted them",
+        ),
+        follow=True,
+    )
+
+    assert "The event is amended." in text(answer)
+    assert live_payload(game, daeng.position) == {"seat": 3, "pips": 23}
+    assert "Daeng still held 23 pips" in text(answer)
