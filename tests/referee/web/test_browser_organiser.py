@@ -165,3 +165,31 @@ def test_the_clubs_standings_fit_a_phone(phone, django_user_model, scorekeeper, 
     expect(page.locator("#standings tbody tr").first).to_contain_text("Andi")
     screenshot(page, "2x-organiser-standings")
     fits_a_phone(page)
+
+
+@pytest.mark.parametrize(
+    ("locale", "voided", "word"),
+    [
+        ("fr-FR", "La manche 1 est annulée.", "annulée"),
+        ("pl-PL", "Runda 1 jest unieważniona.", "unieważniona"),
+        ("id-ID", "Ronde 1 dibatalkan.", "dibatalkan"),
+    ],
+)
+def test_the_organiser_voids_a_round_in_the_phones_language_r35(
+    phone, evening, screenshot, locale, voided, word
+) -> None:
+    page = phone(locale=locale)
+    page.goto("/games/")
+    page.fill("input[name=username]", "orga")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form.join button[type=submit]")
+    page.goto(f"/games/{evening.pk}/rounds/1/")
+
+    page.fill("#void input[name=reason]", "tiles shown")
+    page.click("#void button[type=submit]")
+
+    expect(page.locator(".flash.success")).to_have_text(voided)
+    expect(page.locator("#result .result-words")).to_contain_text(word)
+    if locale.startswith("pl"):
+        screenshot(page, "2x-organiser-void-pl", top=True)
+    fits_a_phone(page)
