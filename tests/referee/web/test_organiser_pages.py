@@ -586,3 +586,43 @@ def test_the_organiser_amends_a_reveal_from_tiles_to_a_pip_sum_r18_r37(
     assert "The event is amended." in text(answer)
     assert live_payload(game, daeng.position) == {"seat": 3, "pips": 23}
     assert "Daeng still held 23 pips" in text(answer)
+
+
+def test_a_correction_that_changes_nothing_says_so_and_stores_nothing_r37(signed_in, played):
+    position = positions(played)[1]
+
+    answer = signed_in.post(
+        f"/games/{played.pk}/rounds/1/correct/",
+        form(played, op="amend", position=position, what="play", seat=1, tile="1-6", reason="x"),
+        follow=True,
+    )
+
+    assert "Nothing changed: the game is as it was." in text(answer)
+    assert not Correction.objects.filter(game=played).exists()
+
+
+def test_the_round_page_never_shows_a_declared_hand_in_play_r31(signed_in, organiser):
+    game = services.game_create(players=list(PLAYERS), created_by=organiser)
+    _, token = services.table_join(join_code=game.join_code, seat=0)
+    hand = ["6-6", "0-3", "5-6", "1-4", "2-3"]
+    services.event_submit(
+        game_id=game.pk,
+        kind="hand",
+        payload={"seat": 0, "tiles": hand},
+        actor=services.Actor(token=token),
+    )
+    services.event_submit(
+        game_id=game.pk,
+        kind="move",
+        payload={"seat": 0, "tile": "6-6"},
+        actor=services.Actor(token=token),
+    )
+    declared = Event.objects.get(game=game, kind="hand")
+
+    page = signed_in.get(f"/games/{game.pk}/rounds/1/?event={declared.position}")
+
+    events = text(page).split("Events", 1)[1]
+    assert "Andi declared a hand" in events
+    for tile in hand[1:]:
+        assert tile not in events.split("Add an event")[0]
+    assert 'name="tiles"' not in page.content.decode().split('id="add"')[0]  # no hand form
