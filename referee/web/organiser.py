@@ -48,6 +48,7 @@ from referee.exceptions import (
     PreconditionFailed,
     PreconditionRequired,
     ServiceError,
+    TokenNotFound,
     VersionMismatch,
 )
 from referee.models import Correction, Event, Game, GameSession
@@ -352,7 +353,7 @@ def seat_release(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
     """Free ``seat`` for another phone (the phone holding it is revoked)."""
     try:
         if seat > 4:
-            raise _NoPhoneAtSeat()
+            raise TokenNotFound()
         services.seat_release(game_id=game.pk, seat=seat, actor=_actor(request))
     except (RefereeError, ServiceError) as error:
         refusal, status = _refusal(error, game)
@@ -762,11 +763,6 @@ def _phone_name(token: Any) -> str:
 
 
 # -- answers --------------------------------------------------------------------------------
-
-
-class _NoPhoneAtSeat(ServiceError):
-    status = 404
-    code = "token_not_found"
 
 
 def _idempotency(request: HttpRequest, form: of.OrganiserForm) -> Idempotency:
