@@ -39,9 +39,9 @@ from django.utils.translation import gettext, ngettext, pgettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-from referee import corrections, services
+from referee import corrections, folding, services
 from referee.api.problems import referee_message
-from referee.engine import RefereeError
+from referee.engine import RefereeError, RuleSet
 from referee.engine.records import replay_record
 from referee.exceptions import (
     IdempotencyKeyReused,
@@ -450,7 +450,7 @@ def _render_manage(
         "game": game,
         "state": state,
         "seats": seats,
-        "rounds": _round_summaries(game),
+        "rounds": _round_summaries(_results(game)),
         "sessions": list(GameSession.objects.filter(game=game).order_by("-number")[:5]),
         "open_session": state.get("session"),
         "sitting_form": of.OrganiserForm(initial=initial),
@@ -477,7 +477,7 @@ def _render_round(
     game = _fresh(game)
     initial = _initial(game)
     form, void_form, adjust_form = (_rebound(f, game) for f in (form, void_form, adjust_form))
-    live = list(Event.objects.filter(game=game, revoked_by__isnull=True).order_by("position"))
+    live = _live_events(game)
     if number < 1 or number > max((e.round_number for e in live), default=0) + 1:
         return render(request, "referee/organiser_no_round.html", {"game": game}, status=404)
     names = _names_at(game, live, number)
@@ -498,7 +498,7 @@ def _render_round(
         edit_form = form if form is not None and chosen is not None else None
         if edit_form is None and chosen is not None:
             edit_form = of.CorrectionForm(initial={**initial, **chosen["initial"]})
-    results = _results(game)
+    results = _results(game, live)
     result = results[number - 1] if number <= len(results) else None
     context = {
         "game": game,
@@ -554,19 +554,27 @@ def _initial(game: Game) -> dict[str, Any]:
     return {"version": game.version, "key": uuid.uuid4()}
 
 
-def _results(game: Game) -> list[dict[str, Any]]:
-    """The game's rounds as ``domeng-result/1`` gives them (the same as ``GET …/result/``)."""
+def _live_events(game: Game) -> list[Event]:
+    return list(Event.objects.filter(game=game, revoked_by__isnull=True).order_by("position"))
+
+
+def _results(game: Game, live: list[Event] | None = None) -> list[dict[str, Any]]:
+    """The game's rounds as ``domeng-result/1`` gives them (``GET …/result/``): the replay of
+    the record of its live events (``live``, read if not given), one pass."""
+    events = _live_events(game) if live is None else live
+    entries = [folding.Entry(e.kind, e.payload, e.round_number) for e in events]
+    record = folding.entries_record(game.players, RuleSet.from_dict(game.rules), entries)
     try:
-        return list(replay_record(services.game_export(game))["rounds"])
+        return list(replay_record(record)["rounds"])
     except RefereeError:  # pragma: no cover - a stored game is a valid record
         return []
 
 
-def _round_summaries(game: Game) -> list[dict[str, Any]]:
+def _round_summaries(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each round in a few words for the list of rounds: number, ending, void."""
     return [
         {"number": r["number"], "words": _ending_words(r), "void": r.get("void", False)}
-        for r in _results(game)
+        for r in results
     ]
 
 
