@@ -626,3 +626,16 @@ def test_the_round_page_never_shows_a_declared_hand_in_play_r31(signed_in, organ
     for tile in hand[1:]:
         assert tile not in events.split("Add an event")[0]
     assert 'name="tiles"' not in page.content.decode().split('id="add"')[0]  # no hand form
+
+
+def test_the_round_pages_results_are_the_apis_r35_r36_r38(organiser, load_scenario):
+    from referee.engine.records import replay_record
+    from referee.web.organiser import _results
+
+    record = load_scenario("40_void_adjust_substitute")["record"]
+    game = services.game_import(record=record, created_by=organiser)
+
+    assert _results(game) == replay_record(services.game_export(game))["rounds"]
+    assert [r["void"] for r in _results(game)] == [
+        r["void"] for r in replay_record(record)["rounds"]
+    ]
