@@ -62,6 +62,7 @@ from scoring.api.filters import STANDINGS_DEFAULT_ORDERING
 from scoring.models import Club
 from scoring.selectors import (
     club_can_read,
+    club_players,
     game_organised_by,
     games_accessible,
     league_rows,
@@ -253,7 +254,7 @@ def adjust(request: HttpRequest, game: Game, number: int) -> HttpResponse:
 @organiser_page
 def seat_name(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
     """Re-seat: who sat ``seat`` from the game's start (R38)."""
-    form = of.SeatNameForm(request.POST)
+    form = of.SeatNameForm(request.POST, players=_club_players(game))
     if seat > 4 or not form.is_valid():
         return _render_manage(request, game, seat_forms={seat: {"name": form}}, status=400)
     data = form.cleaned_data
@@ -261,7 +262,8 @@ def seat_name(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
         outcome = corrections.seat_rename(
             game_id=game.pk,
             seat=seat,
-            name=data["name"],
+            name=data["name"] or None,
+            player=data.get("player"),
             actor=_actor(request),
             reason=data["reason"],
         )
@@ -278,7 +280,7 @@ def seat_name(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
 @organiser_page
 def substitute(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
     """A substitute sits ``seat`` from a round on (R38)."""
-    form = of.SubstituteForm(request.POST)
+    form = of.SubstituteForm(request.POST, players=_club_players(game))
     if seat > 4 or not form.is_valid():
         return _render_manage(request, game, seat_forms={seat: {"substitute": form}}, status=400)
     data = form.cleaned_data
@@ -287,7 +289,8 @@ def substitute(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
             game_id=game.pk,
             seat=seat,
             round=data.get("from_round"),
-            name=data["name"],
+            name=data["name"] or None,
+            player=data.get("player"),
             actor=_actor(request),
             reason=data["reason"],
             precondition=Precondition(data["version"]),
@@ -297,11 +300,9 @@ def substitute(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
         refusal, status = _refusal(error, game)
         forms = {seat: {"substitute": form}}
         return _render_manage(request, game, seat_forms=forms, refusal=refusal, status=status)
-    _said(
-        request,
-        outcome,
-        gettext("%(name)s sits seat %(seat)s.") % {"name": data["name"], "seat": seat},
-    )
+    player = data.get("player")
+    who = data["name"] or (dict(_club_players(game)).get(player, "") if player else "")
+    _said(request, outcome, gettext("%(name)s sits seat %(seat)s.") % {"name": who, "seat": seat})
     return redirect(reverse("web:organiser-manage", args=[game.pk]) + f"#seat-{seat}")
 
 
@@ -432,6 +433,7 @@ def _render_manage(
     live_tokens = [t for t in tokens if t.revoked_at is None]
     held = {t.seat: t for t in live_tokens if t.seat is not None}
     originals = game.players
+    players = _club_players(game)
     seats = []
     for seat in state["seats"]:
         number = seat["seat"]
@@ -441,8 +443,9 @@ def _render_manage(
                 **seat,
                 "original": originals[number],
                 "phone": held.get(number),
-                "name_form": forms.get("name") or of.SeatNameForm(initial=initial),
-                "substitute_form": forms.get("substitute") or of.SubstituteForm(initial=initial),
+                "name_form": forms.get("name") or of.SeatNameForm(initial=initial, players=players),
+                "substitute_form": forms.get("substitute")
+                or of.SubstituteForm(initial=initial, players=players),
                 "open": number in bound,
             }
         )
@@ -758,6 +761,17 @@ def _audit(game: Game) -> list[dict[str, Any]]:
             "reason": row.reason,
         }
         for row in rows
+    ]
+
+
+def _club_players(game: Game) -> list[tuple[int, str]]:
+    """The registered players of the game's club, for re-seating (none: a guests' game)."""
+    if game.club is None:
+        return []
+    rows = club_players(club=game.club).order_by("display_name")
+    return [
+        (p.pk, f"{p.display_name} ({p.member_number})" if p.member_number else p.display_name)
+        for p in rows
     ]
 
 

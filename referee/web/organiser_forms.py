@@ -8,6 +8,7 @@ a ruling always carries one (R35, R36) and the audit trail shows it (R37).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django import forms
@@ -137,17 +138,45 @@ class AdjustForm(OrganiserForm):
         return holder(self.cleaned_data["source"]), holder(self.cleaned_data["to"])
 
 
-class SeatNameForm(OrganiserForm):
-    """Re-seat: the name of who sat a seat from the game's start (R38)."""
+class _OccupantForm(OrganiserForm):
+    """Who sits a seat: a guest's ``name`` or, in a club's game, a registered ``player``
+    (one of the two; ``players``: the club's, as ``(id, label)``)."""
 
-    name = forms.CharField(label=_("Name"), max_length=80)
+    name = forms.CharField(label=_("Name"), max_length=80, required=False)
+    player = forms.TypedChoiceField(
+        label=_("or a club player"), coerce=int, empty_value=None, required=False
+    )
+
+    def __init__(self, *args: Any, players: Sequence[tuple[int, str]] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if players:
+            field = self.fields["player"]
+            assert isinstance(field, forms.TypedChoiceField)
+            field.choices = [("", "—"), *players]
+        else:
+            del self.fields["player"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        name, player = (data.get("name") or "").strip(), data.get("player")
+        if bool(name) == (player is not None):
+            if "player" in self.fields:
+                message = _("Type a name or choose a club player (one of the two).")
+            else:
+                message = _("Type a name.")
+            raise forms.ValidationError(message, code="occupant")
+        return data
+
+
+class SeatNameForm(_OccupantForm):
+    """Re-seat: who sat a seat from the game's start (R38)."""
+
     reason = _reason_field()
 
 
-class SubstituteForm(OrganiserForm):
+class SubstituteForm(_OccupantForm):
     """A substitute sits a seat from a round on (R38)."""
 
-    name = forms.CharField(label=_("Substitute's name"), max_length=80)
     from_round = forms.IntegerField(
         label=_("From round"),
         min_value=1,
@@ -155,6 +184,11 @@ class SubstituteForm(OrganiserForm):
         help_text=_("Empty: the round in play, else the next."),
     )
     reason = _reason_field()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["name"].label = _("Substitute's name")
+        self.order_fields(["name", "player", "from_round", "reason"])
 
 
 class CloseForm(forms.Form):

@@ -639,3 +639,37 @@ def test_the_round_pages_results_are_the_apis_r35_r36_r38(organiser, load_scenar
     assert [r["void"] for r in _results(game)] == [
         r["void"] for r in replay_record(record)["rounds"]
     ]
+
+
+def test_a_guest_identified_as_a_club_player_is_re_seated_and_the_league_follows_r38(
+    db, client, scorekeeper
+):
+    from scoring.models import SeatRound
+    from tests.scoring.factories import ClubFactory, OrganiserFactory, PlayerFactory
+
+    club = ClubFactory(name="Makassar Domeng Club", slug="makassar")
+    director = OrganiserFactory(club=club).user
+    seats: list[Any] = [PlayerFactory(club=club, display_name=n).pk for n in PLAYERS[:4]]
+    game = services.game_create(players=[*seats, "Evi?"], club=club, created_by=director)
+    enter(game, scorekeeper(game), CEKI)
+    evi = PlayerFactory(club=club, display_name="Evi", member_number="MDC-9")
+    client.force_login(director)
+    page = client.get(f"/games/{game.pk}/manage/").content.decode()
+    assert f'<option value="{evi.pk}">Evi (MDC-9)</option>' in page
+
+    answer = client.post(
+        f"/games/{game.pk}/seats/4/name/",
+        form(game, name="", player=evi.pk, reason="Evi is a member"),
+        follow=True,
+    )
+
+    assert "Seat 4 is re-seated." in text(answer)
+    assert game.seats.get(number=4).player_id == evi.pk
+    assert SeatRound.objects.get(game=game, seat=4).player_id == evi.pk  # CUCUQ's round
+
+
+def test_a_re_seating_needs_a_name_or_a_club_player_r38(signed_in, played):
+    answer = signed_in.post(f"/games/{played.pk}/seats/1/name/", form(played, reason="x"))
+
+    assert answer.status_code == 400
+    assert "Type a name." in answer.content.decode()
