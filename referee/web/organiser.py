@@ -428,7 +428,6 @@ def _render_manage(
         seat: {name: _rebound(f, game) for name, f in forms.items()}
         for seat, forms in (seat_forms or {}).items()
     }
-    initial = _initial(game)
     tokens = services.table_tokens(game=game, actor=_actor(request))
     live_tokens = [t for t in tokens if t.revoked_at is None]
     held = {t.seat: t for t in live_tokens if t.seat is not None}
@@ -443,9 +442,10 @@ def _render_manage(
                 **seat,
                 "original": originals[number],
                 "phone": held.get(number),
-                "name_form": forms.get("name") or of.SeatNameForm(initial=initial, players=players),
+                "name_form": forms.get("name")
+                or of.SeatNameForm(initial=_initial(game), players=players),
                 "substitute_form": forms.get("substitute")
-                or of.SubstituteForm(initial=initial, players=players),
+                or of.SubstituteForm(initial=_initial(game), players=players),
                 "open": number in bound,
             }
         )
@@ -456,7 +456,7 @@ def _render_manage(
         "rounds": _round_summaries(_results(game)),
         "sessions": list(GameSession.objects.filter(game=game).order_by("-number")[:5]),
         "open_session": state.get("session"),
-        "sitting_form": of.OrganiserForm(initial=initial),
+        "sitting_form": of.OrganiserForm(initial=_initial(game)),
         "phones": [{"token": t, "name": _phone_name(t)} for t in live_tokens],
         "revoked": [{"token": t, "name": _phone_name(t)} for t in tokens if t.revoked_at],
         "audit": _audit(game),
@@ -478,7 +478,6 @@ def _render_round(
     status: int = 200,
 ) -> HttpResponse:
     game = _fresh(game)
-    initial = _initial(game)
     form, void_form, adjust_form = (_rebound(f, game) for f in (form, void_form, adjust_form))
     live = _live_events(game)
     if number < 1 or number > max((e.round_number for e in live), default=0) + 1:
@@ -497,10 +496,10 @@ def _render_round(
     if form is not None and not posted:  # adding an event at the end of the round
         add_form, edit_form = form, None
     else:
-        add_form = of.CorrectionForm(initial={**initial, "what": "play"})
+        add_form = of.CorrectionForm(initial={**_initial(game), "what": "play"})
         edit_form = form if form is not None and chosen is not None else None
         if edit_form is None and chosen is not None:
-            edit_form = of.CorrectionForm(initial={**initial, **chosen["initial"]})
+            edit_form = of.CorrectionForm(initial={**_initial(game), **chosen["initial"]})
     results = _results(game, live)
     result = results[number - 1] if number <= len(results) else None
     context = {
@@ -510,8 +509,8 @@ def _render_round(
         "chosen": chosen,
         "edit_form": edit_form,
         "add_form": add_form,
-        "void_form": void_form or of.VoidForm(initial=initial),
-        "adjust_form": adjust_form or of.AdjustForm(initial=initial),
+        "void_form": void_form or of.VoidForm(initial=_initial(game)),
+        "adjust_form": adjust_form or of.AdjustForm(initial=_initial(game)),
         "result": _result_view(result, names, live, number) if result else None,
         "previous": number - 1 if number > 1 else None,
         "next": number + 1 if number < len(results) else None,

@@ -673,3 +673,11 @@ def test_a_re_seating_needs_a_name_or_a_club_player_r38(signed_in, played):
 
     assert answer.status_code == 400
     assert "Type a name." in answer.content.decode()
+
+
+def test_each_form_of_a_round_page_carries_its_own_key(signed_in, played):
+    page = signed_in.get(f"/games/{played.pk}/rounds/1/?event={positions(played)[0]}")
+
+    keys = re.findall(r'name="key" value="([0-9a-f-]+)"', page.content.decode())
+    assert len(keys) == 4  # the event's correction, an added event, void, adjust
+    assert len(set(keys)) == 4
