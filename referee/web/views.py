@@ -313,7 +313,8 @@ def _submit(
 @require_http_methods(["GET", "POST"])
 @database_unavailable_as_503
 def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
-    """An organiser's games, and a form to start one with five players (R3)."""
+    """The games of the evening an organiser runs (and earlier ones), and a form to start
+    one with five players (R3)."""
     user = request.user
     if isinstance(user, AnonymousUser):  # login_required let nobody else in
         raise PermissionDenied
@@ -325,8 +326,11 @@ def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
             form.add_error(None, referee_message(error))
         else:
             return redirect("web:organiser-game", game_id=game.pk)
-    games = Game.objects.filter(created_by=user).prefetch_related("seats")[:50]
-    return render(request, "referee/organiser_games.html", {"form": form, "games": games})
+    from referee.web.organiser import evening_games  # it builds on this module
+
+    games, earlier = evening_games(user)  # open or recent; then the earlier ones
+    context = {"form": form, "games": games, "earlier": earlier}
+    return render(request, "referee/organiser_games.html", context)
 
 
 @login_required
