@@ -40,7 +40,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from referee import corrections, folding, services
-from referee.api.problems import referee_message
+from referee.api.plumbing import referee_message
 from referee.engine import RefereeError, RuleSet
 from referee.engine.records import replay_record
 from referee.exceptions import (
