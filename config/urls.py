@@ -16,6 +16,7 @@ urlpatterns = [
     re_path(r"^api(?:/|$)", api_not_found),  # any other /api/ URL: a 404 problem too
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
+    path("", include("scoring.web")),  # the league's pages (club standings)
     path("", include("referee.web.urls")),
 ]
 

@@ -89,6 +89,11 @@ class League:
             games = games.filter(created_by_id=user.pk)
         return games.order_by("-created_at", "-pk")
 
+    def club_players(self, *, game: Game) -> list[tuple[int, str]]:
+        """The registered players who may take a seat of ``game`` (R38), as (player id,
+        label) sorted by name, for the organiser's re-seating form: none without a league."""
+        return []
+
     def create_fields(self) -> dict[str, Field[Any, Any, Any, Any]]:
         """Serializer fields a new game's body gains (after ``rules``): their values are
         passed to ``game_create`` by name."""

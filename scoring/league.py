@@ -69,6 +69,15 @@ class ClubLeague(referee_league.League):
     def games_accessible(self, *, user: UserLike) -> QuerySet[Game]:
         return selectors.games_accessible(user=user)
 
+    def club_players(self, *, game: Game) -> list[tuple[int, str]]:
+        if game.club is None:
+            return []
+        rows = selectors.club_players(club=game.club).order_by("display_name")
+        return [
+            (p.pk, f"{p.display_name} ({p.member_number})" if p.member_number else p.display_name)
+            for p in rows
+        ]
+
     def create_fields(self) -> dict[str, Field[Any, Any, Any, Any]]:
         from scoring.api.serializers import game_league_fields
 

@@ -51,6 +51,7 @@ from referee.exceptions import (
     TokenNotFound,
     VersionMismatch,
 )
+from referee.league import league
 from referee.models import Correction, Event, Game, GameSession
 from referee.selectors import game_state_for
 from referee.services import Actor, Idempotency, Precondition
@@ -58,16 +59,6 @@ from referee.web import organiser_forms as of
 from referee.web.selectors import REASON_WORDS
 from referee.web.session import session_token
 from referee.web.views import database_unavailable_as_503
-from scoring.api.filters import STANDINGS_DEFAULT_ORDERING
-from scoring.models import Club
-from scoring.selectors import (
-    club_can_read,
-    club_players,
-    game_organised_by,
-    games_accessible,
-    league_rows,
-    standings,
-)
 
 # A game counts as one of the evening's while open, or for this long after it was created.
 EVENING = timedelta(hours=14)
@@ -96,7 +87,7 @@ def organiser_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
         if not (
             user.is_staff
             or game.created_by_id == user.pk
-            or game_organised_by(user=user, game=game)
+            or league().organises(user=user, game=game)
         ):
             return forbidden(request)
         return view(request, game, *args, **kwargs)
@@ -119,7 +110,7 @@ def _actor(request: HttpRequest) -> Actor:
 def evening_games(user: Any) -> tuple[list[Game], list[Game]]:
     """The games ``user`` organises: those of the evening (open, or created in the last
     ``EVENING``) and the earlier ones, newest first, at most 50 in all."""
-    games: QuerySet[Game] = games_accessible(user=user)
+    games: QuerySet[Game] = league().games_accessible(user=user)
     since = timezone.now() - EVENING
     evening, earlier = [], []
     for game in games[:50]:
@@ -390,25 +381,6 @@ def close(request: HttpRequest, game: Game) -> HttpResponse:
         return _render_close(request, game, refusal=refusal, status=status)
     messages.success(request, gettext("The game is closed. Its record and result stay readable."))
     return redirect("web:organiser-manage", game_id=game.pk)
-
-
-@never_cache
-@require_http_methods(["GET"])
-@database_unavailable_as_503
-def club_standings(request: HttpRequest, slug: str) -> HttpResponse:
-    """A club's standings as a page (the API's ``…/standings/``, same order): lifetime, or
-    one season's with ``?season=<id>``. A club's records are open to its members (a
-    published club's to all): anyone else gets the 403 page."""
-    club = get_object_or_404(Club, slug=slug)
-    if not club_can_read(user=request.user, club=club):
-        if not request.user.is_authenticated and session_token(request) is None:
-            return redirect_to_login(request.get_full_path())
-        return forbidden(request)
-    season_id = request.GET.get("season", "")
-    season = club.seasons.filter(pk=int(season_id)).first() if season_id.isdigit() else None
-    rows = standings(league_rows(club=club, season=season)).order_by(*STANDINGS_DEFAULT_ORDERING)
-    context = {"club": club, "season": season, "rows": list(rows[:200])}
-    return render(request, "referee/organiser_standings.html", context)
 
 
 # -- rendering ------------------------------------------------------------------------------
@@ -765,13 +737,7 @@ def _audit(game: Game) -> list[dict[str, Any]]:
 
 def _club_players(game: Game) -> list[tuple[int, str]]:
     """The registered players of the game's club, for re-seating (none: a guests' game)."""
-    if game.club is None:
-        return []
-    rows = club_players(club=game.club).order_by("display_name")
-    return [
-        (p.pk, f"{p.display_name} ({p.member_number})" if p.member_number else p.display_name)
-        for p in rows
-    ]
+    return league().club_players(game=game)
 
 
 def _phone_name(token: Any) -> str:
@@ -878,5 +844,4 @@ urlpatterns = [
         name="organiser-token-revoke",
     ),
     path("games/<uuid:game_id>/close/", close, name="organiser-close"),
-    path("clubs/<slug:slug>/standings/", club_standings, name="club-standings"),
 ]
