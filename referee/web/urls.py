@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from referee.web import computer, views
+from referee.web import computer, room, views
 
 app_name = "web"
 
@@ -19,6 +19,8 @@ urlpatterns = [
     path("games/", views.organiser_games, name="organiser-games"),
     path("games/<uuid:game_id>/", views.organiser_game, name="organiser-game"),
     path("games/<uuid:game_id>/computer/", computer.organiser_computer, name="organiser-computer"),
+    path("room/<slug:slug>/", room.room, name="room"),
+    path("room/<slug:slug>/live/", room.room_live, name="room-live"),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(
