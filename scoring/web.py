@@ -1,4 +1,5 @@
-"""The league's pages, mounted at ``/`` beside the phone web form (namespace ``league``).
+"""The league's pages, mounted at ``/`` beside the phone web form (namespace ``league``):
+a club's standings and the room view of a club night (``scoring.room``).
 
 The league depends on the referee (its pages reuse the form's 403 page, session and
 503 handling); the referee's pages link here by URL name only.
@@ -16,6 +17,7 @@ from django.views.decorators.http import require_http_methods
 from referee.web.organiser import forbidden
 from referee.web.session import session_token
 from referee.web.views import database_unavailable_as_503
+from scoring import room
 from scoring.api.filters import STANDINGS_DEFAULT_ORDERING
 from scoring.models import Club
 from scoring.selectors import club_can_read, league_rows, standings
@@ -45,4 +47,6 @@ def club_standings(request: HttpRequest, slug: str) -> HttpResponse:
 
 urlpatterns = [
     path("clubs/<slug:slug>/standings/", club_standings, name="club-standings"),
+    path("room/<slug:slug>/", room.room, name="room"),
+    path("room/<slug:slug>/live/", room.room_live, name="room-live"),
 ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.utils.translation import gettext, pgettext
+from django.utils.translation import gettext, gettext_noop, pgettext
 
 from referee import selectors
 from referee.engine import ALL_TILES, RuleSet, Tile
@@ -98,6 +98,16 @@ class Domino:
         return corners
 
 
+# A tile that cannot be tapped says why in its name and with a mark, not only in grey:
+# on the table already, not playable now, or (at a reveal) not one the seat can hold.
+TILE_STATE_WORDS = {
+    "played": gettext_noop("%(tile)s: already played"),
+    "blocked": gettext_noop("%(tile)s: cannot be played now"),
+    "impossible": gettext_noop("%(tile)s: cannot be held"),
+}
+TILE_STATE_MARKS = {"played": "✓", "blocked": "✕", "impossible": "⊘"}
+
+
 @dataclass
 class PickerTile:
     """One of the 28 tiles of the picker and what one tap on it does.
@@ -105,7 +115,9 @@ class PickerTile:
     ``state``: ``played`` (already in this round), ``blocked`` (cannot be played
     now), ``play`` (one tap enters it), ``choose_end`` (it fits both open ends
     with different values: a second tap names the end), ``choose_seat`` (the
-    game's first lead: a second tap names the seat that leads).
+    game's first lead: a second tap names the seat that leads); at a reveal,
+    ``impossible`` (a tile the seat cannot hold, R32/R33). A tile that cannot be
+    tapped carries its state in its name (``label``) and a ``mark``, not only in grey.
     """
 
     domino: Domino
@@ -117,6 +129,17 @@ class PickerTile:
     @property
     def enabled(self) -> bool:
         return self.state in {"play", "choose_end", "choose_seat"}
+
+    @property
+    def label(self) -> str:
+        """The tile's accessible name: its name, and why it cannot be tapped when it cannot."""
+        words = TILE_STATE_WORDS.get(self.state)
+        return gettext(words) % {"tile": self.domino.name} if words else self.domino.name
+
+    @property
+    def mark(self) -> str:
+        """The glyph that tells a greyed-out tile's state apart by more than its shade."""
+        return TILE_STATE_MARKS.get(self.state, "")
 
 
 @dataclass
@@ -498,9 +521,9 @@ def _reveal_view(
 ) -> dict[str, Any]:
     """The reveal screen of one seat at a blocked round (R18, R33).
 
-    Tiles played this round and tiles carrying a final open end's value or a
-    value the seat passed on (everyone passed on the ends, R33/R32) are
-    disabled; the referee checks the rest. ``ticked`` tiles that may still be
+    Tiles played this round (``played``) and tiles carrying a final open end's
+    value or a value the seat passed on (``impossible``: everyone passed on the
+    ends, R33/R32) are disabled; the referee checks the rest. ``ticked`` tiles that may still be
     revealed are drawn ticked.
     """
     rnd = state["round"]
@@ -514,7 +537,7 @@ def _reveal_view(
         tiles.append(
             PickerTile(
                 domino=domino,
-                state="play" if possible else "blocked",
+                state="play" if possible else "played" if name in played else "impossible",
                 checked=possible and name in ticked,
             )
         )

@@ -271,7 +271,10 @@ def test_a_tile_asserted_sleeping_by_the_first_lead_says_why(game: Game, joined,
     enter(game, scorekeeper(game), [{"seat": 0, "tile": "5-5"}])  # 6-6 sleeps (R5)
     client = joined(game)
     page = client.get("/table/").content.decode()
-    assert 'data-tile="6-6" aria-label="6-6" aria-disabled="true" data-why="6-6 sleeps' in page
+    assert (
+        'data-tile="6-6" aria-label="6-6: cannot be played now" aria-disabled="true" '
+        'data-why="6-6 sleeps'
+    ) in page
 
 
 def test_tiles_left_start_again_at_five_when_a_round_is_won(game: Game, scorekeeper) -> None:

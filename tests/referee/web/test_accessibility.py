@@ -1,0 +1,299 @@
+"""Accessibility of the web form at 360×640: axe-core on every page, tap targets, tile states.
+
+axe-core comes bundled with ``axe-playwright-python`` (nothing is downloaded); it runs
+in Debian's Chromium on each page of ``PAGES`` and the test fails on any **serious**
+or **critical** violation, printing them all. To check a new page, add a ``Page`` to
+``PAGES``: its name, its path (a function of the ``Night`` of games and users set up
+here), who opens it (``anonymous``, a ``phone`` joined to one of the night's games,
+or the ``organiser`` signed in), the browser's language and, if needed, what to do
+on it first (``then``: click, type...).
+
+Also here: every button and link of the table page is at least 44×44 CSS pixels
+(WCAG 2.5.5), and played, blocked and impossible tiles are told apart by more than
+a shade of grey — a mark and a name of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from django.test import Client
+from playwright.sync_api import expect
+
+from referee import computer, services
+from referee.models import Game
+from scoring import room
+from scoring.models import Club
+from tests.factories import UserFactory
+from tests.referee.web.conftest import PHONE, enter
+from tests.referee.web.walks import BLOCKED, CEKI_WITH_A_PASS, record_move
+from tests.scoring.factories import ClubFactory, OrganiserFactory
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+FAILING_IMPACTS = frozenset({"serious", "critical"})
+MIN_TAP = 44  # CSS pixels, each side
+CEKI_ROUND = [record_move(*step) for step in CEKI_WITH_A_PASS]
+
+
+@dataclass
+class Night:
+    """A club night's games and people: one game per state a page can be in."""
+
+    club: Club
+    organiser: Any
+    fresh: Game  # no move yet: the first lead
+    in_play: Game  # ten moves into the CEKI round: 5-6 fits both open ends (R11)
+    settled: Game  # the CEKI round settled (its banner)
+    blocked: Game  # a blocked round waiting for its reveals (R18)
+    with_computer: Game  # seat 4 played by the computer (R39)
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page (or one state of a page) to check."""
+
+    name: str
+    path: Callable[[Night], str]
+    who: str = "anonymous"  # or "phone" (joined as the scorekeeper of ``game``), "organiser"
+    game: str = "in_play"  # the Night's game a phone joins
+    language: str = "en-GB"
+    then: Callable[[Any], None] | None = None
+
+
+def _wrong_code(page: Any) -> None:
+    page.fill("input[name=code]", "WRONG-CODE")
+    page.click("form.join button[type=submit]")
+    expect(page.locator(".flash.error")).to_be_visible()
+
+
+def _tick_a_tile(page: Any) -> None:
+    page.click('label.tile[data-tile="0-0"]')
+
+
+def _tap_offline_then_a_grey_tile(page: Any) -> None:
+    """A tap kept on the phone (the outbox panel) and why a greyed-out tile cannot be tapped."""
+    page.context.set_offline(True)
+    page.click('.picker [data-tile="5-5"]')  # fits the 5 end only: one tap
+    expect(page.locator("#outbox")).to_be_visible()
+    page.click('.picker [data-tile="6-6"]', force=True)  # already played: says so
+    expect(page.locator("#why")).to_be_visible()
+
+
+PAGES: list[Page] = [
+    Page("home", lambda n: "/"),
+    Page("home-refused-code-pl", lambda n: "/", language="pl", then=_wrong_code),
+    Page("seat-picker", lambda n: f"/join/{n.in_play.join_code}/"),
+    Page("table-first-lead", lambda n: "/table/", who="phone", game="fresh"),
+    Page("table-in-play", lambda n: "/table/", who="phone"),
+    Page("table-end-chooser", lambda n: "/table/?pick=5-6", who="phone"),
+    Page("table-undo-confirm", lambda n: "/table/?confirm=undo", who="phone"),
+    Page(
+        "table-reveal", lambda n: "/table/?reveal=1", who="phone", game="blocked", then=_tick_a_tile
+    ),
+    Page(
+        "table-tap-kept-offline",
+        lambda n: "/table/",
+        who="phone",
+        then=_tap_offline_then_a_grey_tile,
+    ),
+    Page("table-settled-round", lambda n: "/table/", who="phone", game="settled"),
+    Page("table-in-play-fr", lambda n: "/table/", who="phone", language="fr"),
+    Page("login", lambda n: "/accounts/login/"),
+    Page("organiser-games", lambda n: "/games/", who="organiser"),
+    Page("organiser-game", lambda n: f"/games/{n.in_play.pk}/", who="organiser"),
+    Page("organiser-computer", lambda n: f"/games/{n.with_computer.pk}/", who="organiser"),
+    Page("room", lambda n: room.room_url(n.club)),
+    Page("room-id", lambda n: room.room_url(n.club), language="id"),
+]
+
+
+@pytest.fixture
+def night() -> Night:
+    club = ClubFactory(name="Makassar Domeng Club", slug="makassar")
+    organiser = OrganiserFactory(club=club, user=UserFactory(username="director")).user
+    names = ["Andi", "Besse", "Cakra", "Daeng", "Evi"]
+
+    def game(events: list[dict[str, Any]]) -> Game:
+        made = services.game_create(players=list(names), club=club, created_by=organiser)
+        if events:
+            _, token = services.table_join(join_code=made.join_code)
+            enter(made, services.Actor(token=token), events)
+        return made
+
+    with_computer = game([])
+    computer.seat_strategy_set(
+        game_id=with_computer.pk, seat=4, strategy="greedy", actor=services.Actor(user=organiser)
+    )
+    return Night(
+        club=club,
+        organiser=organiser,
+        fresh=game([]),
+        in_play=game(CEKI_ROUND[:10]),
+        settled=game(CEKI_ROUND),
+        blocked=game(BLOCKED),
+        with_computer=with_computer,
+    )
+
+
+def open_page(chromium: Any, live_server: Any, night: Night, spec: Page) -> tuple[Any, Any]:
+    """A new browser context at 360×640 in ``spec.language``, as ``spec.who``, on the page."""
+    context = chromium.new_context(
+        viewport=PHONE,
+        device_scale_factor=1,
+        locale=spec.language,
+        base_url=live_server.url,
+        has_touch=True,
+    )
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    if spec.who == "organiser":
+        client = Client()
+        client.force_login(night.organiser)
+        session = client.cookies["sessionid"].value
+        context.add_cookies([{"name": "sessionid", "value": session, "url": live_server.url}])
+    elif spec.who == "phone":
+        game: Game = getattr(night, spec.game)
+        page.goto(f"/join/{game.join_code}/")
+        page.click('.seat-pick button[value=""]')
+        expect(page.locator("#live")).to_be_visible()
+    page.goto(spec.path(night))
+    if spec.then is not None:
+        spec.then(page)
+    return context, page
+
+
+def serious(results: Any) -> list[dict[str, Any]]:
+    return [v for v in results.response["violations"] if v["impact"] in FAILING_IMPACTS]
+
+
+def describe(name: str, violations: list[dict[str, Any]]) -> str:
+    lines = [f"{name}: {len(violations)} serious or critical axe violation(s)"]
+    for v in violations:
+        lines.append(f"  {v['id']} ({v['impact']}): {v['help']} — {v['helpUrl']}")
+        for node in v["nodes"][:8]:
+            lines.append(f"    {', '.join(map(str, node['target']))}: {node['html'][:160]}")
+            lines.append(f"      {node.get('failureSummary', '').replace(chr(10), ' ')[:300]}")
+    return "\n".join(lines)
+
+
+def test_no_page_has_a_serious_or_critical_axe_violation(chromium, live_server, night) -> None:
+    axe = Axe()
+    failures = []
+    for spec in PAGES:
+        context, page = open_page(chromium, live_server, night, spec)
+        try:
+            found = serious(axe.run(page))
+        finally:
+            context.close()
+        if found:
+            failures.append(describe(spec.name, found))
+    report = "\n\n".join(failures)
+    print(report)
+    assert not failures, report
+
+
+def test_the_pages_are_checked_in_every_language() -> None:
+    languages = {spec.language.split("-")[0] for spec in PAGES}
+    assert languages == {"en", "fr", "id", "pl"}
+    names = [spec.name for spec in PAGES]
+    assert len(names) == len(set(names))
+
+
+TAPPABLE = "button, a[href], summary, label.tile, [role=button], input, select"
+
+
+def small_targets(page: Any) -> list[str]:
+    """Every visible tap target smaller than 44×44 CSS px, as ``tag.class text WxH``."""
+    return page.evaluate(
+        """([selector, min]) => [...document.querySelectorAll(selector)]
+            .filter(el => el.offsetParent !== null || getComputedStyle(el).position === "fixed")
+            .filter(el => !(el.type === "hidden") && !el.closest("[hidden]"))
+            .filter(el => !(el.tagName === "INPUT" && el.closest("label.tile")))
+            .map(el => [el, el.getBoundingClientRect()])
+            .filter(([el, r]) => r.width > 0 && (r.width < min || r.height < min))
+            .map(([el, r]) => `${el.tagName.toLowerCase()}.${el.className} "${
+                (el.textContent || el.getAttribute("aria-label") || "").trim().slice(0, 30)
+            }" ${Math.round(r.width)}x${Math.round(r.height)}`)""",
+        [TAPPABLE, MIN_TAP],
+    )
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [spec for spec in PAGES if spec.who == "phone"],
+    ids=lambda spec: spec.name,
+)
+def test_every_tap_target_of_the_table_page_is_at_least_44_px(
+    chromium, live_server, night, spec
+) -> None:
+    context, page = open_page(chromium, live_server, night, spec)
+    try:
+        count = page.locator(TAPPABLE).count()
+        small = small_targets(page)
+    finally:
+        context.close()
+    assert count > 5
+    assert small == []
+
+
+def test_the_axe_check_finds_what_it_must(chromium) -> None:
+    """The check can fail: a nameless button and an image without text are critical."""
+    page = chromium.new_page()
+    try:
+        page.set_content('<html><body><button></button><img src="x.png"></body></html>')
+        found = {v["id"] for v in serious(Axe().run(page))}
+    finally:
+        page.close()
+    assert {"button-name", "image-alt", "html-has-lang"} <= found
+
+
+def tile_look(page: Any, selector: str) -> dict[str, str]:
+    """What tells a tile apart besides its shade: its mark, its name, its border's style."""
+    return page.eval_on_selector(
+        selector,
+        """el => ({
+            mark: (el.querySelector(".mark") || {}).textContent || "",
+            name: (el.querySelector("input") || el).getAttribute("aria-label"),
+            border: getComputedStyle(el).borderTopStyle,
+        })""",
+    )
+
+
+def test_played_blocked_and_impossible_tiles_differ_by_more_than_grey_R32_R33(
+    chromium, live_server, night
+) -> None:
+    # Ten moves into the CEKI round, ends 6 and 5 (R11): 6-6 is played, 1-1 fits no end.
+    context, page = open_page(chromium, live_server, night, Page("t", lambda n: "/table/", "phone"))
+    try:
+        played = tile_look(page, '.picker [data-tile="6-6"]')
+        blocked = tile_look(page, '.picker [data-tile="1-1"]')
+        playable = tile_look(page, '.picker [data-tile="5-5"]')
+        legend = page.locator(".entry .legend").inner_text()
+    finally:
+        context.close()
+    assert (played["mark"], blocked["mark"], playable["mark"]) == ("✓", "✕", "")
+    assert played["name"] == "6-6: already played"
+    assert blocked["name"] == "1-1: cannot be played now"
+    assert playable["name"] == "5-5"
+    assert played["border"] != blocked["border"]
+    assert "already played" in legend
+    assert "not now" in legend
+
+    # A blocked round's reveal (ends 6 and 6, R33): 6-6 was played, 0-6 cannot be held.
+    spec = Page("r", lambda n: "/table/?reveal=1", "phone", game="blocked")
+    context, page = open_page(chromium, live_server, night, spec)
+    try:
+        played = tile_look(page, 'label.tile[data-tile="6-6"]')
+        impossible = tile_look(page, 'label.tile[data-tile="0-6"]')
+        possible = tile_look(page, 'label.tile[data-tile="0-0"]')
+    finally:
+        context.close()
+    assert (played["mark"], impossible["mark"], possible["mark"]) == ("✓", "⊘", "")
+    assert impossible["name"] == "0-6: cannot be held"
+    assert played["name"] == "6-6: already played"
+    assert len({played["border"], impossible["border"], possible["border"]}) == 3
