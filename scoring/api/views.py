@@ -43,6 +43,7 @@ from scoring.api.filters import (
     STANDINGS_DEFAULT_ORDERING,
     STANDINGS_ORDERING_FIELDS,
     PlayedBetweenFilter,
+    RowsFilterBackend,
     StableOrderingFilter,
 )
 from scoring.api.renderers import EXPORT_FORMATS, CSVRenderer, SpreadsheetCSVRenderer
@@ -625,16 +626,21 @@ class StandingsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
     serializer_class = s.StandingSerializer
     pagination_class = LeaguePagination
     renderer_classes = [JSONRenderer, CSVRenderer, SpreadsheetCSVRenderer]
-    filter_backends = [DjangoFilterBackend, StableOrderingFilter]
+    filter_backends = [RowsFilterBackend, StableOrderingFilter]
     filterset_class = PlayedBetweenFilter
     ordering_fields = STANDINGS_ORDERING_FIELDS
     ordering = STANDINGS_DEFAULT_ORDERING
 
     def get_queryset(self) -> QuerySet[Any]:
+        """The stored totals (one row per player); with a date range, the aggregate of the
+        rounds in it (the totals hold no dates), which the filter then narrows."""
         if _schema_stub(self):
             return SeatRound.objects.none()
+        club = self.get_club()
         season = self.get_season() if "season" in self.kwargs else None
-        return selectors.standings(selectors.league_rows(club=self.get_club(), season=season))
+        if any(self.request.query_params.get(name) for name in PlayedBetweenFilter.base_filters):
+            return selectors.standings(selectors.league_rows(club=club, season=season))
+        return selectors.standings_totals(club=club, season=season)
 
     def paginate_queryset(self, queryset: Any) -> Any:
         if getattr(self.request.accepted_renderer, "format", None) in EXPORT_FORMATS:
