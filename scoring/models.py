@@ -3,8 +3,9 @@
 A club's games (``referee.Game.club``/``season``) are the source of truth;
 ``SeatRound`` is derived from them — one row per seat per settled round —
 and is kept by ``scoring.services`` in the same transaction as the event or
-correction that changed the game, never edited by hand. Standings are then
-one aggregate query over it. Seasons and players are never deleted: a season
+correction that changed the game, never edited by hand. Per-player totals
+(``PlayerTotals``) and ratings (``PlayerRating``) are kept with it, so the
+standings and ratings read one row per player. Seasons and players are never deleted: a season
 is archived, a duplicate player is merged into the one that stays (PROTECT
 foreign keys keep history from being cascaded away).
 """
@@ -192,7 +193,7 @@ class SeatRound(models.Model):
     Derived from the game's events (``scoring.services``), one row per seat
     (0–4) per settled round. ``player`` is ``None`` for a guest seat; ``club``,
     ``season`` and ``played_at`` (when the round was settled) are copied from
-    the game so that standings are a single aggregate query. ``passes``
+    the game so that any aggregate is a single query. ``passes``
     counts plain PASSes, ``passebunge`` PASSEBUNGEs (R9, R10);
     ``stones_received``/``stones_given`` are the stones that moved to/from the
     seat in the round (R23; a CAMAT reset, R25, is neither); ``stones_held``
