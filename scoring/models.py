@@ -401,3 +401,42 @@ class PlayerRating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id}: {self.mu:.2f}±{self.sigma:.2f}"
+
+
+class RatingStep(models.Model):
+    """A registered player's rating after one completed CAMAT cycle, in one scope.
+
+    One row per player seated (not guests) per cycle per scope (the club's,
+    ``season`` ``None``, and the cycle's season): what ``scoring.ratings`` gave
+    them after the cycle that ended at ``played_at`` in round ``round_number``
+    of ``game``, and how many cycles they had then. When a cycle changes, the
+    scope is folded again from it on, starting from each player's last step
+    before it; ``PlayerRating`` is the latest step of each player.
+    """
+
+    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="+")
+    season = models.ForeignKey(
+        Season, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    played_at = models.DateTimeField()
+    game = models.UUIDField(help_text="The game (its id) whose round ended the cycle.")
+    round_number = models.PositiveIntegerField()
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    cycles = models.PositiveIntegerField()
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["club", "season", "player", "played_at", "game", "round_number"],
+                name="rating_step_player",
+            ),
+            models.Index(
+                fields=["club", "season", "played_at", "game", "round_number"],
+                name="rating_step_cycle",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} after round {self.round_number} of {self.game}"

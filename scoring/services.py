@@ -52,6 +52,7 @@ from scoring.models import (
     PlayerRating,
     PlayerTotals,
     RatingFold,
+    RatingStep,
     Season,
     SeatLink,
     SeatRound,
@@ -668,8 +669,8 @@ def _cycle_line(row: Row) -> tuple[Any, ...]:
 
 def _ratings_follow(old: Sequence[Row], new: Sequence[Row]) -> None:
     """Keep the stored ratings of every scope whose cycle-ending rows changed (``old`` →
-    ``new``): fold new cycles on when they all end after the scope's last folded one,
-    else fold the scope again from its first cycle."""
+    ``new``): fold its cycles again from the earliest that changed (a cycle just settled
+    after the others: that one alone)."""
     scopes: dict[tuple[int, int | None], tuple[list[Row], list[Row]]] = {}
     for index, rows in enumerate((old, new)):
         for row in rows:
@@ -684,28 +685,25 @@ def _ratings_follow(old: Sequence[Row], new: Sequence[Row]) -> None:
         after = sorted(_cycle_line(row) for row in came)
         if before == after:
             continue
-        fold = _fold_locked(club_id, season_id)
-        last = (
-            (fold.last_played_at, fold.last_game, fold.last_round)
-            if fold.last_played_at is not None
-            else None
-        )
-        if not went and (last is None or min(_cycle_key(row) for row in came) > last):
-            _fold_on(fold, came)
-        else:
-            _fold_again(fold)
+        changed = {line[:3] for line in set(before) ^ set(after)}  # their cycle keys
+        _fold_from(_fold_locked(club_id, season_id), min(changed))
 
 
 def _scope(club_id: int, season_id: int | None) -> Q:
     """The rows of a scope: the club's (``season_id`` ``None``) or one season's."""
     if season_id is None:
-        return Q(club_id=club_id, season__isnull=True)
+        return Q(club_id=club_id)
     return Q(club_id=club_id, season_id=season_id)
 
 
 def _fold_locked(club_id: int, season_id: int | None) -> RatingFold:
     """The scope's fold state, locked for this transaction (created if it is the first)."""
-    scope = RatingFold.objects.select_for_update().filter(_scope(club_id, season_id))
+    scope = RatingFold.objects.select_for_update().filter(club_id=club_id)
+    scope = (
+        scope.filter(season__isnull=True)
+        if season_id is None
+        else scope.filter(season_id=season_id)
+    )
     fold = scope.first()
     if fold is None:
         try:
@@ -716,76 +714,115 @@ def _fold_locked(club_id: int, season_id: int | None) -> RatingFold:
     return fold
 
 
-def _scope_ratings(fold: RatingFold) -> QuerySet[PlayerRating]:
-    return PlayerRating.objects.filter(_scope(fold.club_id, fold.season_id))
+def _from_key(start: CycleKey, game: str) -> Q:
+    """Rows whose cycle key (``played_at``, ``game``, ``round_number``) is ``start`` or later."""
+    at, game_id, number = start
+    return (
+        Q(played_at__gt=at)
+        | Q(played_at=at, **{f"{game}__gt": game_id})
+        | Q(played_at=at, round_number__gte=number, **{game: game_id})
+    )
 
 
-def _fold_on(fold: RatingFold, rows: Sequence[Row]) -> None:
-    """Fold the cycles of ``rows`` (all after the scope's last one) onto the stored ratings."""
+def _stored(model: Any, fold: RatingFold) -> QuerySet[Any]:
+    """``model``'s rows of the fold's scope (``season`` ``None``: the club-wide ones)."""
+    rows = model.objects.filter(club_id=fold.club_id)
+    if fold.season_id is None:
+        return rows.filter(season__isnull=True)  # type: ignore[no-any-return]
+    return rows.filter(season_id=fold.season_id)  # type: ignore[no-any-return]
+
+
+def _fold_from(fold: RatingFold, start: CycleKey | None) -> None:
+    """Fold the scope's completed cycles from ``start`` on (``None``: all), starting from
+    each player's last ``RatingStep`` before it; store the new steps, the players'
+    ratings and the fold's count and last cycle.
+
+    The same fold, in the same order, as ``selectors.club_ratings_folded``: its
+    result for the cycles before ``start`` is what the steps hold.
+    """
+    ends = SeatRound.objects.filter(_scope(fold.club_id, fold.season_id), cycle_ended=True)
+    steps = _stored(RatingStep, fold)
+    ratings_now = _stored(PlayerRating, fold)
+    if start is None:
+        steps.delete()
+        folding = ends
+        stale = set(ratings_now.values_list("player_id", flat=True))
+    else:
+        steps.filter(_from_key(start, "game")).delete()
+        folding = ends.filter(_from_key(start, "game_id"))
+        stale = set(
+            ratings_now.filter(last_played_at__gte=start[0]).values_list("player_id", flat=True)
+        )
+    rows = list(
+        folding.order_by("played_at", "game_id", "round_number", "seat").values(*ROW_FIELDS)
+    )
+    wanted = stale | {row["player_id"] for row in rows if row["player_id"] is not None}
     model = ratings_core.rating_model()
-    players = {row["player_id"] for row in rows if row["player_id"] is not None}
-    stored = {r.player_id: r for r in _scope_ratings(fold).filter(player_id__in=players)}
-    ratings = {pk: model.rating(mu=r.mu, sigma=r.sigma) for pk, r in stored.items()}
-    ordered = sorted(rows, key=lambda row: (*_cycle_key(row), row["seat"]))
-    for table in _tables(ordered):
-        _rate(model, ratings, table)
-        for row in table:
-            player = row["player_id"]
-            if player is None:
-                continue
-            if player not in stored:
-                stored[player] = PlayerRating(
-                    club_id=fold.club_id, season_id=fold.season_id, player_id=player, mu=0, sigma=0
-                )
-            stored[player].cycles += 1
-            stored[player].last_played_at = row["played_at"]
-        fold.cycles += 1
-        fold.last_played_at, fold.last_game, fold.last_round = _cycle_key(table[0])
-    for player, line in stored.items():
-        if player in ratings:
-            line.mu, line.sigma = ratings[player].mu, ratings[player].sigma
-    fresh = [r for r in stored.values() if r.pk is None]
-    kept = [r for r in stored.values() if r.pk is not None]
-    PlayerRating.objects.bulk_create(fresh)
-    PlayerRating.objects.bulk_update(kept, ["mu", "sigma", "cycles", "last_played_at"])
-    fold.save()
-
-
-def _fold_again(fold: RatingFold) -> None:
-    """Fold every completed cycle of the scope again, from its first (``club_ratings``'s
-    order), and store the result."""
-    ends = SeatRound.objects.filter(club_id=fold.club_id, cycle_ended=True)
-    if fold.season_id is not None:
-        ends = ends.filter(season_id=fold.season_id)
-    rows = ends.order_by("played_at", "game_id", "round_number", "seat").values(*ROW_FIELDS)
-    model = ratings_core.rating_model()
-    ratings: dict[int, Any] = {}
-    cycles: dict[int, int] = {}
-    last: dict[int, datetime] = {}
-    fold.cycles = 0
-    fold.last_played_at = fold.last_game = fold.last_round = None
+    before = _latest_steps(steps, wanted) if start is not None else {}
+    ratings = {player: model.rating(mu=s.mu, sigma=s.sigma) for player, s in before.items()}
+    cycles = {player: s.cycles for player, s in before.items()}
+    last = {player: s.played_at for player, s in before.items()}
+    new_steps = []
     for table in _tables(rows):
         _rate(model, ratings, table)
-        for row in table:
-            if row["player_id"] is not None:
-                cycles[row["player_id"]] = cycles.get(row["player_id"], 0) + 1
-                last[row["player_id"]] = row["played_at"]
-        fold.cycles += 1
-        fold.last_played_at, fold.last_game, fold.last_round = _cycle_key(table[0])
-    _scope_ratings(fold).delete()
+        seated = [row["player_id"] for row in table if row["player_id"] is not None]
+        for player in seated:  # a player seated twice (a substitute's error) counts twice
+            cycles[player] = cycles.get(player, 0) + 1
+            last[player] = table[0]["played_at"]
+        new_steps += [  # one step per player and cycle
+            RatingStep(
+                club_id=fold.club_id,
+                season_id=fold.season_id,
+                player_id=player,
+                played_at=table[0]["played_at"],
+                game=table[0]["game_id"],
+                round_number=table[0]["round_number"],
+                mu=ratings[player].mu,
+                sigma=ratings[player].sigma,
+                cycles=cycles[player],
+            )
+            for player in dict.fromkeys(seated)
+        ]
+    RatingStep.objects.bulk_create(new_steps)
+    ratings_now.filter(player_id__in=wanted).delete()
     PlayerRating.objects.bulk_create(
         PlayerRating(
             club_id=fold.club_id,
             season_id=fold.season_id,
             player_id=player,
-            mu=rating.mu,
-            sigma=rating.sigma,
+            mu=ratings[player].mu,
+            sigma=ratings[player].sigma,
             cycles=cycles[player],
-            last_played_at=last.get(player),
+            last_played_at=last[player],
         )
-        for player, rating in ratings.items()
+        for player in sorted(wanted)
+        if player in ratings
+    )
+    latest = (
+        rows[-1]
+        if rows
+        else ends.order_by("-played_at", "-game_id", "-round_number").values(*ROW_FIELDS).first()
+    )
+    fold.cycles = ends.filter(seat=0).count()
+    fold.last_played_at, fold.last_game, fold.last_round = (
+        _cycle_key(latest) if latest is not None else (None, None, None)
     )
     fold.save()
+
+
+def _latest_steps(steps: QuerySet[RatingStep], players: set[int]) -> dict[int, RatingStep]:
+    """Each of ``players``' last step among ``steps`` (one query)."""
+    if not players:
+        return {}
+    ordered = steps.filter(player_id__in=players).order_by(
+        "player_id", "-played_at", "-game", "-round_number"
+    )
+    if connection.features.can_distinct_on_fields:  # PostgreSQL
+        return {step.player_id: step for step in ordered.distinct("player_id")}
+    latest: dict[int, RatingStep] = {}
+    for step in ordered:
+        latest.setdefault(step.player_id, step)
+    return latest
 
 
 def _rate(model: Any, ratings: dict[int, Any], table: Sequence[Row]) -> None:
@@ -817,6 +854,7 @@ def league_recount(*, club: Club) -> None:
     as a repair; every service keeps them without it."""
     PlayerTotals.objects.filter(club=club).delete()
     PlayerRating.objects.filter(club=club).delete()
+    RatingStep.objects.filter(club=club).delete()
     RatingFold.objects.filter(club=club).delete()
     rows = SeatRound.objects.filter(club=club, player__isnull=False).order_by()
     sums = {name: Sum(Cast(name, IntegerField())) for name in TOTAL_FIELDS[1:]}
@@ -838,7 +876,7 @@ def league_recount(*, club: Club) -> None:
         .distinct()
     )
     for season_id in [None, *sorted(seasons)]:
-        _fold_again(_fold_locked(club.pk, season_id))
+        _fold_from(_fold_locked(club.pk, season_id), None)
 
 
 def game_deleting(*, game: Game) -> None:

@@ -2,7 +2,8 @@
 
 The totals are one aggregate per scope (season, lifetime); the ratings a fold
 of each scope's completed CAMAT cycles in the order ``club_ratings`` folds
-them (``scoring.ratings``). From then on ``scoring.services`` keeps both.
+them (``scoring.ratings``), with each player's step after each cycle. From then
+on ``scoring.services`` keeps them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ def fill(apps: Any, schema_editor: Any) -> None:
     PlayerTotals = apps.get_model("scoring", "PlayerTotals")
     PlayerRating = apps.get_model("scoring", "PlayerRating")
     RatingFold = apps.get_model("scoring", "RatingFold")
+    RatingStep = apps.get_model("scoring", "RatingStep")
     aggregates: dict[str, Any] = {
         "t_rounds_played": Count("id"),
         "t_rounds_won": Count("id", filter=Q(won=True)),
@@ -67,13 +69,30 @@ def fill(apps: Any, schema_editor: Any) -> None:
             if not tables or tables[-1][0][:2] != line[:2]:
                 tables.append([])
             tables[-1].append(line)
+        steps = []
         for table in tables:
             seats = [ratings_core.CycleSeat(row[2], row[3], row[4]) for row in table]
             ratings_core.rate_cycle(model, ratings, seats)
-            for _, _, player, _, _, played_at in table:
-                if player is not None:
-                    cycles[player] = cycles.get(player, 0) + 1
-                    last[player] = played_at
+            game, number, _, _, _, played_at = table[0]
+            seated = [row[2] for row in table if row[2] is not None]
+            for player in seated:
+                cycles[player] = cycles.get(player, 0) + 1
+                last[player] = played_at
+            steps += [  # one step per player and cycle
+                RatingStep(
+                    club_id=club_id,
+                    season_id=season_id,
+                    player_id=player,
+                    played_at=played_at,
+                    game=game,
+                    round_number=number,
+                    mu=ratings[player].mu,
+                    sigma=ratings[player].sigma,
+                    cycles=cycles[player],
+                )
+                for player in dict.fromkeys(seated)
+            ]
+        RatingStep.objects.bulk_create(steps, batch_size=1000)
         game, number, _, _, _, played_at = tables[-1][0]
         RatingFold.objects.create(
             club_id=club_id,
@@ -98,7 +117,7 @@ def fill(apps: Any, schema_editor: Any) -> None:
 
 
 def empty(apps: Any, schema_editor: Any) -> None:
-    for name in ("PlayerTotals", "PlayerRating", "RatingFold"):
+    for name in ("PlayerTotals", "PlayerRating", "RatingStep", "RatingFold"):
         apps.get_model("scoring", name).objects.all().delete()
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from django.db.models import ProtectedError
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
 from referee import corrections
@@ -32,7 +32,15 @@ from referee.exceptions import ServiceError
 from referee.folding import record_entries
 from referee.models import Event, Game
 from scoring import selectors, services
-from scoring.models import TOTAL_FIELDS, Club, Player, PlayerRating, PlayerTotals, Season
+from scoring.models import (
+    TOTAL_FIELDS,
+    Club,
+    Player,
+    PlayerRating,
+    PlayerTotals,
+    Season,
+    SeatRound,
+)
 from tests.factories import UserFactory
 from tests.scoring.factories import ClubFactory, OrganiserFactory, PlayerFactory, SeasonFactory
 
@@ -251,34 +259,59 @@ def test_totals_and_ratings_stay_equal_to_the_rows_after_each_service_path(
     assert changed, "the path changed nothing: it tests nothing"
 
 
-def test_a_cycle_settled_live_folds_on_without_folding_again(
+def test_a_cycle_settled_live_is_folded_alone_and_a_changed_one_from_itself_on(
     league: League, base: dict[str, Game], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """R24: a cycle completed at the table after the stored ones is folded onto them; the
-    whole scope is folded again only when an earlier cycle changes."""
-    folded_again: list[Any] = []
-    real = services._fold_again
+    """R24: a cycle completed at the table after the stored ones is folded onto them alone;
+    a changed cycle is folded again from itself on, never the whole scope."""
+    starts: list[Any] = []
+    real = services._fold_from
     monkeypatch.setattr(
-        services, "_fold_again", lambda fold: folded_again.append(fold) or real(fold)
+        services, "_fold_from", lambda fold, start: starts.append(start) or real(fold, start)
     )
     p = league.players
+    first_cycle = SeatRound.objects.get(game=base["cycle"], cycle_ended=True, seat=0)
 
-    _live(league.organiser, league.club, league.first, [p[6], *p[1:5]], league.cycle)
+    live = _live(league.organiser, league.club, league.first, [p[6], *p[1:5]], league.cycle)
 
-    assert folded_again == []
+    live_cycle = SeatRound.objects.get(game=live, cycle_ended=True, seat=0)
+    key = (live_cycle.played_at, live.pk, live_cycle.round_number)
+    assert starts == [key, key]  # the club's scope and the season's, from the new cycle
     ratings = selectors.club_ratings(club=league.club, season=league.first)
     assert ratings.cycles == 3
     assert {r.player for r in ratings.ratings} >= {p[6].pk}
     assert_kept(league.club)
+    starts.clear()
 
-    _undo(league, base)  # the first game's cycle (R24) is undone: fold the scopes again
+    _undo(league, base)  # the first game's cycle (R24) is undone: fold again from it on
 
-    assert {(f.club_id, f.season_id) for f in folded_again} == {
-        (league.club.pk, None),
-        (league.club.pk, league.first.pk),
-    }
+    undone = (first_cycle.played_at, base["cycle"].pk, first_cycle.round_number)
+    assert starts == [undone, undone]
     assert selectors.club_ratings(club=league.club, season=league.first).cycles == 2
     assert_kept(league.club)
+
+
+def test_a_player_substituted_into_a_second_seat_is_folded_as_the_rows_say_R38(
+    league: League, base: dict[str, Game]
+) -> None:
+    """A substitute the organiser allowed although the player already sits the table: the
+    cycle counts them twice, and a later fold resumes from their one step after it."""
+    p = league.players
+    corrections.seat_substitute(
+        game_id=base["cycle"].pk,
+        seat=0,
+        round=2,
+        player=p[1].pk,
+        allow_elsewhere=True,
+        actor=league.actor,
+    )
+    assert_kept(league.club)
+
+    _live(league.organiser, league.club, league.first, [p[6], *p[1:5]], league.cycle)
+
+    assert_kept(league.club)
+    besse = selectors.club_ratings(club=league.club, season=league.first).ratings
+    assert {r.player: r.cycles for r in besse}[p[1].pk] == 4  # 2 seats once, 2 cycles more
 
 
 def test_the_totals_of_a_voided_round_go_R35(league: League, base: dict[str, Game]) -> None:
@@ -332,6 +365,7 @@ def _random_step(league: League, games: dict[str, Game], rng: random.Random) -> 
         seats[rng.randrange(5)] = "Guest"
     record = random_record(rng, rounds=rng.randint(1, 5), finish_last_round=rng.random() < 0.7)
     event(which if live else "import")
+    note(f"{which if live else 'import'}")
     if which == "import" or not live:
         days = rng.randint(0, 400)
         at = dt.datetime(2025, 1, 1, tzinfo=dt.UTC) + dt.timedelta(days=days)
@@ -403,6 +437,7 @@ def _random_step(league: League, games: dict[str, Game], rng: random.Random) -> 
 def test_any_sequence_of_writes_keeps_totals_and_ratings_equal_to_the_rows(
     load_scenario: Callable[[str], dict[str, Any]], seed: int, steps: int
 ) -> None:
+    note(f"seed={seed} steps={steps}")
     rng = random.Random(seed)
     league = League(load_scenario)
     games: dict[str, Game] = {}
