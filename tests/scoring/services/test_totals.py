@@ -14,6 +14,7 @@ and a Hypothesis property over random sequences of them.
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 import random
 from collections.abc import Callable
 from typing import Any
@@ -38,6 +39,8 @@ from scoring.models import (
     Player,
     PlayerRating,
     PlayerTotals,
+    RatingFold,
+    RatingStep,
     Season,
     SeatRound,
 )
@@ -448,3 +451,31 @@ def test_any_sequence_of_writes_keeps_totals_and_ratings_equal_to_the_rows(
             event("refused")  # (a game with corrections is never deleted): nothing changed
         assert_kept(league.club)
     assert Event.objects.exists()
+
+
+def test_the_data_migration_fills_what_the_services_keep(league: League, base: dict[str, Game]):
+    """Migration 0004 fills the totals, ratings and steps of rows stored before it exactly as
+    the services keep them (here: after the services wrote them, all emptied, filled)."""
+    from django.apps import apps
+
+    fill = importlib.import_module("scoring.migrations.0004_fill_player_totals_and_ratings").fill
+    _substitute(league, base)
+
+    def stored(model: Any) -> list[tuple[Any, ...]]:
+        rows = model.objects.all()
+        if model is PlayerTotals:  # a total fallen to zero is left by the services
+            rows = rows.filter(rounds_played__gt=0)
+        if model is RatingFold:
+            rows = rows.filter(cycles__gt=0)
+        fields = [f.attname for f in model._meta.fields if f.name != "id"]
+        return sorted(rows.values_list(*fields), key=str)
+
+    kept = {model: stored(model) for model in (PlayerTotals, PlayerRating, RatingStep, RatingFold)}
+    assert all(kept.values())
+    for model in kept:
+        model.objects.all().delete()
+
+    fill(apps, None)
+
+    for model, rows in kept.items():
+        assert stored(model) == rows, model.__name__
