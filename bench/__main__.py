@@ -346,7 +346,7 @@ def run_league_alone(config: Config) -> int:
             f"league of {lg['rounds']:,} rounds built in {lg['build_seconds']:.1f} s "
             f"(stored totals and ratings counted in {lg['recount_seconds']:.2f} s)"
         )
-    for m in results["measurements"]:
+    for m in [*results["measurements"], *results["refolds"]]:
         say(
             f"{m['rounds']:>7,} rounds  {m['endpoint']:<36} {m['ms_median']:8.1f} ms median "
             f"({m['ms_min']:.1f} min), {m['queries']} queries"

@@ -223,6 +223,52 @@ def measure(league: League, *, repeat: int, token: str) -> list[dict[str, Any]]:
     return rows
 
 
+def refolds(league: League, *, repeat: int) -> list[dict[str, Any]]:
+    """What a change to a CAMAT cycle costs the stored ratings of the season (R24): folded
+    again from its latest cycle (a correction at the table tonight) and from its first
+    (a correction of the season's first evening, an old paper game imported): the median
+    time of ``repeat`` runs, each in a transaction rolled back."""
+    from django.db import connection, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    from scoring import services
+    from scoring.models import SeatRound
+
+    fold_from = getattr(services, "_fold_from", None)
+    if fold_from is None:  # a tree without stored ratings
+        return []
+    ends = SeatRound.objects.filter(season_id=league.season, cycle_ended=True, seat=0)
+    order = ("played_at", "game_id", "round_number")
+    rows = []
+    for label, row in (
+        ("ratings folded again from the latest cycle", ends.order_by(*order).last()),
+        ("ratings folded again from the first cycle", ends.order_by(*order).first()),
+    ):
+        assert row is not None
+        start = (row.played_at, row.game_id, row.round_number)
+        times = []
+        count = 0
+        for _ in range(repeat):
+            with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+                fold = services._fold_locked(row.club_id, row.season_id)
+                began = time.perf_counter()
+                fold_from(fold, start)
+                times.append(time.perf_counter() - began)
+                count = len(queries)
+                transaction.set_rollback(True)
+        rows.append(
+            {
+                "endpoint": label,
+                "url": "",
+                "rounds": league.rounds,
+                "ms_median": statistics.median(times) * 1e3,
+                "ms_min": min(times) * 1e3,
+                "queries": count,
+            }
+        )
+    return rows
+
+
 def _get(client: Any, url: str) -> None:
     response = client.get(url, secure=True)
     if response.status_code != 200:
@@ -243,6 +289,7 @@ def run(*, sizes: tuple[int, ...], repeat: int, seed: int = 5) -> dict[str, Any]
     rng = random.Random(seed)
     leagues = []
     measurements: list[dict[str, Any]] = []
+    writes: list[dict[str, Any]] = []
     for size in sizes:
         league = build(size, rng=rng)
         Membership.objects.create(
@@ -250,6 +297,7 @@ def run(*, sizes: tuple[int, ...], repeat: int, seed: int = 5) -> dict[str, Any]
         )
         leagues.append(league)
         measurements += measure(league, repeat=repeat, token=token)
+        writes += refolds(league, repeat=max(1, repeat // 3))
     constant = all(m["queries"] > 0 for m in measurements) and all(
         len({m["queries"] for m in measurements if m["endpoint"] == label}) == 1
         for label, _ in ENDPOINTS
@@ -258,6 +306,7 @@ def run(*, sizes: tuple[int, ...], repeat: int, seed: int = 5) -> dict[str, Any]
         "sizes": list(sizes),
         "leagues": [vars(league) for league in leagues],
         "measurements": measurements,
+        "refolds": writes,
         "queries_constant": constant,
         "players": PLAYERS,
         "rounds_per_game": ROUNDS_PER_GAME,
