@@ -15,7 +15,10 @@ Every knob is an environment variable (``BENCH_*``, listed in ``Config``);
 ``BENCH_QUICK=1`` is a run of about a minute. ``python -m bench --render`` writes
 BENCHMARKS.md again from BENCHMARKS.json (after editing ``bench/ANALYSIS.md``);
 ``python -m bench --ladder`` (``make bench-ladder``) runs the ladder alone and puts it
-into the saved measurements of the last full run.
+into the saved measurements of the last full run. ``python -m bench --league``
+(``make bench-league``) runs the league reads alone (``BENCH_LEAGUE_SIZES``,
+``BENCH_LEAGUE_REPEAT``) on their own database and prints them (with
+``BENCH_LEAGUE_OUTPUT``, also as JSON there); BENCHMARKS.md is left as it is.
 The exit status is 1 when a check fails (an error, a result that differs from
 the replay, growth worse than linear, query counts that grow), 0 otherwise.
 """
@@ -320,8 +323,48 @@ def run_ladder(config: Config) -> dict[str, Any]:
     return results
 
 
+def run_league_alone(config: Config) -> int:
+    """Section 4 alone: league reads at each size, printed (and saved as JSON if asked)."""
+    with bench_database(config.database) as database_url:
+        os.environ.update(server_env(config, database_url))
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+        from django.db import connections
+
+        from bench import league
+
+        try:
+            call_command("migrate", verbosity=0)
+            say(f"league reads at {', '.join(map(str, config.league_sizes))} rounds")
+            results = league.run(sizes=config.league_sizes, repeat=config.league_repeat)
+        finally:
+            connections.close_all()
+    for lg in results["leagues"]:
+        say(
+            f"league of {lg['rounds']:,} rounds built in {lg['build_seconds']:.1f} s "
+            f"(stored totals and ratings counted in {lg['recount_seconds']:.2f} s)"
+        )
+    for m in [*results["measurements"], *results["refolds"]]:
+        say(
+            f"{m['rounds']:>7,} rounds  {m['endpoint']:<36} {m['ms_median']:8.1f} ms median "
+            f"({m['ms_min']:.1f} min), {m['queries']} queries"
+        )
+    if os.environ.get("BENCH_LEAGUE_OUTPUT"):
+        Path(os.environ["BENCH_LEAGUE_OUTPUT"]).write_text(
+            json.dumps(results, indent=1, default=str) + "\n", encoding="utf-8"
+        )
+    failed = [what for what, ok in report.checks({"league": results}) if not ok]
+    for what in failed:
+        say(f"FAILED: {what}")
+    return 1 if failed else 0
+
+
 def main() -> int:
     config = Config.from_env()
+    if sys.argv[1:] == ["--league"]:
+        return run_league_alone(config)
     if sys.argv[1:] == ["--render"]:  # after editing bench/ANALYSIS.md: no new measurement
         output = Path(config.output)
         saved = json.loads(output.with_suffix(".json").read_text(encoding="utf-8"))

@@ -6,7 +6,9 @@ are written directly, as ``tests/scoring/factories.py`` does for query tests:
 games and seats with ``bulk_create``, the five ``SeatRound`` rows of every
 round with PostgreSQL's ``COPY`` (playing 100k rounds through the API would
 take an hour). The numbers in them are random but shaped like real rounds
-(one winner, a FIRST CAPPU or a block, passes, stones). Then ``ANALYZE``.
+(one winner, a FIRST CAPPU or a block, passes, stones). Then the club's stored
+totals and ratings are counted from those rows (``scoring.services.league_recount``,
+what the services keep as they write rows; timed apart) and ``ANALYZE``.
 
 Each endpoint is requested as a club member with a DRF token through
 Django's test ``Client`` (the whole middleware and DRF stack, no HTTP
@@ -33,6 +35,8 @@ ENDPOINTS = (
     ("lifetime standings (JSON page)", "standings/"),
     ("player's rounds (history page)", "players/{player}/rounds/"),
     ("player's games (history page)", "players/{player}/games/"),
+    ("season ratings", "ratings/?season={season}"),
+    ("lifetime ratings", "ratings/"),
 )
 
 SEAT_ROUND_COLUMNS = (
@@ -68,6 +72,7 @@ class League:
     player: int
     player_rows: int
     build_seconds: float
+    recount_seconds: float
 
 
 def build(rounds: int, *, rng: random.Random) -> League:
@@ -77,6 +82,7 @@ def build(rounds: int, *, rng: random.Random) -> League:
 
     from referee.engine import DEFAULT_RULES
     from referee.models import Game, Seat, new_join_code
+    from scoring import services
     from scoring.models import Club, Player, Season, SeatRound
 
     start = time.perf_counter()
@@ -121,8 +127,14 @@ def build(rounds: int, *, rng: random.Random) -> League:
                         + tuple(row[c] for c in SEAT_ROUND_COLUMNS[7:])
                     )
             left -= ROUNDS_PER_GAME
+    recount_seconds = 0.0
+    recount = getattr(services, "league_recount", None)  # absent before stored totals
+    if recount is not None:
+        began_recount = time.perf_counter()
+        recount(club=club)
+        recount_seconds = time.perf_counter() - began_recount
     with connection.cursor() as cursor:
-        for model in (SeatRound, Game, Seat, Player):
+        for model in (SeatRound, Game, Seat, Player, *_stored_models()):
             cursor.execute(f"ANALYZE {model._meta.db_table}")
     player = players[0]
     return League(
@@ -132,7 +144,16 @@ def build(rounds: int, *, rng: random.Random) -> League:
         player=player.pk,
         player_rows=SeatRound.objects.filter(player=player).count(),
         build_seconds=time.perf_counter() - start,
+        recount_seconds=recount_seconds,
     )
+
+
+def _stored_models() -> list[Any]:
+    """The stored totals and ratings, if this tree has them."""
+    from scoring import models
+
+    names = ("PlayerTotals", "PlayerRating", "RatingFold")
+    return [getattr(models, name) for name in names if hasattr(models, name)]
 
 
 def _round_rows(rng: random.Random, number: int) -> list[dict[str, Any]]:
@@ -202,6 +223,52 @@ def measure(league: League, *, repeat: int, token: str) -> list[dict[str, Any]]:
     return rows
 
 
+def refolds(league: League, *, repeat: int) -> list[dict[str, Any]]:
+    """What a change to a CAMAT cycle costs the stored ratings of the season (R24): folded
+    again from its latest cycle (a correction at the table tonight) and from its first
+    (a correction of the season's first evening, an old paper game imported): the median
+    time of ``repeat`` runs, each in a transaction rolled back."""
+    from django.db import connection, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    from scoring import services
+    from scoring.models import SeatRound
+
+    fold_from = getattr(services, "_fold_from", None)
+    if fold_from is None:  # a tree without stored ratings
+        return []
+    ends = SeatRound.objects.filter(season_id=league.season, cycle_ended=True, seat=0)
+    order = ("played_at", "game_id", "round_number")
+    rows = []
+    for label, row in (
+        ("ratings folded again from the latest cycle", ends.order_by(*order).last()),
+        ("ratings folded again from the first cycle", ends.order_by(*order).first()),
+    ):
+        assert row is not None
+        start = (row.played_at, row.game_id, row.round_number)
+        times = []
+        count = 0
+        for _ in range(repeat):
+            with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+                fold = services._fold_locked(row.club_id, row.season_id)
+                began = time.perf_counter()
+                fold_from(fold, start)
+                times.append(time.perf_counter() - began)
+                count = len(queries)
+                transaction.set_rollback(True)
+        rows.append(
+            {
+                "endpoint": label,
+                "url": "",
+                "rounds": league.rounds,
+                "ms_median": statistics.median(times) * 1e3,
+                "ms_min": min(times) * 1e3,
+                "queries": count,
+            }
+        )
+    return rows
+
+
 def _get(client: Any, url: str) -> None:
     response = client.get(url, secure=True)
     if response.status_code != 200:
@@ -222,6 +289,7 @@ def run(*, sizes: tuple[int, ...], repeat: int, seed: int = 5) -> dict[str, Any]
     rng = random.Random(seed)
     leagues = []
     measurements: list[dict[str, Any]] = []
+    writes: list[dict[str, Any]] = []
     for size in sizes:
         league = build(size, rng=rng)
         Membership.objects.create(
@@ -229,6 +297,7 @@ def run(*, sizes: tuple[int, ...], repeat: int, seed: int = 5) -> dict[str, Any]
         )
         leagues.append(league)
         measurements += measure(league, repeat=repeat, token=token)
+        writes += refolds(league, repeat=max(1, repeat // 3))
     constant = all(m["queries"] > 0 for m in measurements) and all(
         len({m["queries"] for m in measurements if m["endpoint"] == label}) == 1
         for label, _ in ENDPOINTS
@@ -237,6 +306,7 @@ def run(*, sizes: tuple[int, ...], repeat: int, seed: int = 5) -> dict[str, Any]
         "sizes": list(sizes),
         "leagues": [vars(league) for league in leagues],
         "measurements": measurements,
+        "refolds": writes,
         "queries_constant": constant,
         "players": PLAYERS,
         "rounds_per_game": ROUNDS_PER_GAME,

@@ -14,10 +14,14 @@ class ScoringConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.db.models.signals import pre_delete
+
         from referee import league, signals
+        from referee.models import Game
         from scoring import receivers
         from scoring.league import ClubLeague
 
         signals.round_settled.connect(receivers.round_settled, dispatch_uid="scoring.settled")
         signals.rounds_changed.connect(receivers.rounds_changed, dispatch_uid="scoring.changed")
+        pre_delete.connect(receivers.game_deleting, sender=Game, dispatch_uid="scoring.deleting")
         league.register(ClubLeague())

@@ -3,8 +3,9 @@
 A club's games (``referee.Game.club``/``season``) are the source of truth;
 ``SeatRound`` is derived from them — one row per seat per settled round —
 and is kept by ``scoring.services`` in the same transaction as the event or
-correction that changed the game, never edited by hand. Standings are then
-one aggregate query over it. Seasons and players are never deleted: a season
+correction that changed the game, never edited by hand. Per-player totals
+(``PlayerTotals``) and ratings (``PlayerRating``) are kept with it, so the
+standings and ratings read one row per player. Seasons and players are never deleted: a season
 is archived, a duplicate player is merged into the one that stays (PROTECT
 foreign keys keep history from being cascaded away).
 """
@@ -192,7 +193,7 @@ class SeatRound(models.Model):
     Derived from the game's events (``scoring.services``), one row per seat
     (0–4) per settled round. ``player`` is ``None`` for a guest seat; ``club``,
     ``season`` and ``played_at`` (when the round was settled) are copied from
-    the game so that standings are a single aggregate query. ``passes``
+    the game so that any aggregate is a single query. ``passes``
     counts plain PASSes, ``passebunge`` PASSEBUNGEs (R9, R10);
     ``stones_received``/``stones_given`` are the stones that moved to/from the
     seat in the round (R23; a CAMAT reset, R25, is neither); ``stones_held``
@@ -263,3 +264,179 @@ class SeatRound(models.Model):
             (self.camat_elected, "CAMAT"),
         ]
         return [name for flag, name in flags if flag]
+
+
+# Each total of a player's standing line, named as the standings column it is. The
+# standings read them from ``PlayerTotals``; a date range reads them from ``SeatRound``.
+TOTAL_FIELDS = (
+    "rounds_played",
+    "rounds_won",
+    "first_cappu",
+    "ceki",
+    "pollo",
+    "manguno",
+    "mattikkeng",
+    "cucuq",
+    "passes",
+    "passebunge",
+    "stones_received",
+    "stones_given",
+    "camat_elected",
+)
+
+
+def _scoped(name: str) -> list[models.BaseConstraint]:
+    """One row per (club, season, player) and one per (club, player) for the club-wide scope."""
+    return [
+        models.UniqueConstraint(
+            fields=["club", "season", "player"],
+            condition=Q(season__isnull=False),
+            name=f"{name}_unique_season",
+        ),
+        models.UniqueConstraint(
+            fields=["club", "player"],
+            condition=Q(season__isnull=True),
+            name=f"{name}_unique_club",
+        ),
+    ]
+
+
+class PlayerTotals(models.Model):
+    """A registered player's totals over the club's seat-rounds: one season's or lifetime.
+
+    ``season`` set: the rounds of that season; ``season`` ``None``: every round
+    of the club (all seasons and games in none), i.e. the lifetime standings.
+    Each field is the count (or sum) of the ``SeatRound`` field it is named
+    after over those rows (``rounds_played`` the rows, ``rounds_won`` ``won``)
+    and is kept equal to that aggregate by ``scoring.services`` in the same
+    transaction as the rows, so a standings page reads one row per player
+    whatever the history. A row whose ``rounds_played`` fell to 0 is all zero
+    and is not listed. Never edited by hand (``services.league_recount``
+    rebuilds a club's from its rows).
+    """
+
+    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="+")
+    season = models.ForeignKey(
+        Season, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="totals")
+    rounds_played = models.IntegerField(default=0)
+    rounds_won = models.IntegerField(default=0)
+    first_cappu = models.IntegerField(default=0)
+    ceki = models.IntegerField(default=0)
+    pollo = models.IntegerField(default=0)
+    manguno = models.IntegerField(default=0)
+    mattikkeng = models.IntegerField(default=0)
+    cucuq = models.IntegerField(default=0)
+    passes = models.IntegerField(default=0)
+    passebunge = models.IntegerField(default=0)
+    stones_received = models.IntegerField(default=0)
+    stones_given = models.IntegerField(default=0)
+    camat_elected = models.IntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "player totals"
+        constraints = _scoped("player_totals")
+
+    def __str__(self) -> str:
+        return f"{self.player_id} in {self.club_id}/{self.season_id or 'lifetime'}"
+
+
+class RatingFold(models.Model):
+    """How far a club's (``season`` ``None``) or a season's ratings have been folded.
+
+    The number of completed CAMAT cycles folded and the key of the last one
+    (``played_at``, game, round: the order ``club_ratings`` folds them in).
+    A cycle settled after it is folded on; any other change to a cycle of the
+    scope (a correction, a void, a substitute, a merge, an older game
+    imported) folds the scope again from its first cycle.
+    """
+
+    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="+")
+    season = models.ForeignKey(
+        Season, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    cycles = models.PositiveIntegerField(default=0)
+    last_played_at = models.DateTimeField(null=True, blank=True)
+    last_game = models.UUIDField(null=True, blank=True)
+    last_round = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["club", "season"],
+                condition=Q(season__isnull=False),
+                name="rating_fold_unique_season",
+            ),
+            models.UniqueConstraint(
+                fields=["club"], condition=Q(season__isnull=True), name="rating_fold_unique_club"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"ratings of {self.club_id}/{self.season_id or 'lifetime'}: {self.cycles} cycles"
+
+
+class PlayerRating(models.Model):
+    """A registered player's stored rating in a club (``season`` ``None``) or a season.
+
+    What ``scoring.ratings`` gives after the last completed CAMAT cycle the
+    player sat (``mu``, ``sigma``, full precision), the number of those cycles
+    and when the last one ended. Kept by ``scoring.services`` with the
+    seat-rounds (see ``RatingFold``); read by ``selectors.club_ratings``.
+    """
+
+    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="+")
+    season = models.ForeignKey(
+        Season, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="ratings")
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    cycles = models.PositiveIntegerField(default=0)
+    last_played_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = _scoped("player_rating")
+
+    def __str__(self) -> str:
+        return f"{self.player_id}: {self.mu:.2f}±{self.sigma:.2f}"
+
+
+class RatingStep(models.Model):
+    """A registered player's rating after one completed CAMAT cycle, in one scope.
+
+    One row per player seated (not guests) per cycle per scope (the club's,
+    ``season`` ``None``, and the cycle's season): what ``scoring.ratings`` gave
+    them after the cycle that ended at ``played_at`` in round ``round_number``
+    of ``game``, and how many cycles they had then. When a cycle changes, the
+    scope is folded again from it on, starting from each player's last step
+    before it; ``PlayerRating`` is the latest step of each player.
+    """
+
+    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="+")
+    season = models.ForeignKey(
+        Season, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    played_at = models.DateTimeField()
+    game = models.UUIDField(help_text="The game (its id) whose round ended the cycle.")
+    round_number = models.PositiveIntegerField()
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    cycles = models.PositiveIntegerField()
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["club", "season", "player", "played_at", "game", "round_number"],
+                name="rating_step_player",
+            ),
+            models.Index(
+                fields=["club", "season", "played_at", "game", "round_number"],
+                name="rating_step_cycle",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} after round {self.round_number} of {self.game}"

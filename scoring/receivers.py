@@ -38,3 +38,9 @@ def rounds_changed(
 ) -> None:
     """Any round may have changed (import, correction, ruling, re-seating): rebuild them."""
     services.seat_rounds_rebuild(game=game, engine=engine, played_at=played_at)
+
+
+def game_deleting(sender: Any, instance: Game, **kwargs: Any) -> None:
+    """Django's ``pre_delete`` of a game, before it and its seat-rounds go (``CASCADE``):
+    its rows leave the players' totals (``services.game_deleting``)."""
+    services.game_deleting(game=instance)

@@ -1,9 +1,10 @@
 """Reads of league records: who may read or manage a club, standings, histories, ratings.
 
-Every aggregate is one SQL query over ``SeatRound`` (``values(...).annotate(...)``):
-a request costs a constant number of queries however many rounds a season
-has. Ratings are the one fold done in Python (see ``club_ratings``), over the
-few rows that close a CAMAT cycle.
+Standings read the stored per-player totals (``PlayerTotals``: one row per
+player, whatever the history) and ratings the stored ratings (``PlayerRating``),
+both kept with the seat-rounds by ``scoring.services``. What the totals cannot
+serve (a date range, a player's games, head-to-head) is one aggregate SQL query
+over ``SeatRound`` (``values(...).annotate(...)``): a constant number of queries.
 """
 
 from __future__ import annotations
@@ -30,7 +31,16 @@ from django.db.models.functions import Cast, Coalesce, Round
 
 from referee.models import Game
 from scoring import ratings as ratings_core
-from scoring.models import Club, Membership, Player, Season, SeatRound
+from scoring.models import (
+    Club,
+    Membership,
+    Player,
+    PlayerRating,
+    PlayerTotals,
+    RatingFold,
+    Season,
+    SeatRound,
+)
 
 UserLike = AbstractBaseUser | AnonymousUser | None
 
@@ -157,8 +167,32 @@ def league_rows(*, club: Club, season: Season | None = None) -> QuerySet[SeatRou
     return rows
 
 
+def standings_totals(*, club: Club, season: Season | None = None) -> QuerySet[Any]:
+    """Per player, the stored totals of the season (or lifetime): one row per player read.
+
+    The same rows, columns and values as ``standings(league_rows(club, season))``
+    (``PlayerTotals`` is kept equal to that aggregate), so it can be ordered and
+    paged alike; players whose every round went (a correction) are left out.
+    """
+    totals = PlayerTotals.objects.filter(club=club, season=season, rounds_played__gt=0)
+    return totals.annotate(
+        display_name=F("player__display_name"),
+        member_number=F("player__member_number"),
+        net_stones=F("stones_received") - F("stones_given"),
+        average_stones=Round(
+            Cast(F("stones_received"), output_field=FloatField())
+            / Cast(F("rounds_played"), output_field=FloatField()),
+            3,
+            output_field=FloatField(),
+        ),
+    ).values(*STANDING_COLUMNS)
+
+
 def standings(rows: QuerySet[SeatRound]) -> QuerySet[Any]:
     """Per player, one aggregate query: rounds, named outcomes, passes, stones, CAMATs.
+
+    Over any rows (e.g. a date range); ``standings_totals`` serves a whole season or
+    the lifetime without reading the rows.
 
     ``average_stones`` is stones received per round played (3 decimals);
     ``net_stones`` received minus given. Rows are dicts with ``STANDING_COLUMNS``.
@@ -340,6 +374,38 @@ class Ratings:
 
 
 def club_ratings(*, club: Club, season: Season | None = None, model: Any = None) -> Ratings:
+    """The stored ratings of the club (or one season): two queries, no fold.
+
+    ``scoring.services`` keeps them with the seat-rounds, equal to what
+    ``club_ratings_folded`` computes from them (a correction flows through in
+    its own transaction). Given a ``model`` other than the default, the
+    ratings are folded anew with it.
+    """
+    if model is not None:
+        return club_ratings_folded(club=club, season=season, model=model)
+    fold = RatingFold.objects.filter(club=club, season=season).first()
+    if fold is None:
+        return Ratings(0, [])
+    model = ratings_core.rating_model()
+    rows = PlayerRating.objects.filter(club=club, season=season).values_list(
+        "player_id", "player__display_name", "mu", "sigma", "cycles", "last_played_at"
+    )
+    result = [
+        Rating(
+            player=player,
+            display_name=name,
+            mu=round(mu, 4),
+            sigma=round(sigma, 4),
+            ordinal=round(model.rating(mu=mu, sigma=sigma).ordinal(), 4),
+            cycles=cycles,
+            last_played_at=last,
+        )
+        for player, name, mu, sigma, cycles, last in rows
+    ]
+    return _ranked(fold.cycles, result)
+
+
+def club_ratings_folded(*, club: Club, season: Season | None = None, model: Any = None) -> Ratings:
     """Ratings folded from the club's completed CAMAT cycles in the order they ended.
 
     Each cycle — from every stone on the table (R22, R25) to an election
@@ -347,8 +413,8 @@ def club_ratings(*, club: Club, season: Season | None = None, model: Any = None)
     stones they held when it ended (before the reset), fewer is better, equal
     stones a tie (``scoring.ratings``: Bradley–Terry, full pairing). Guest
     seats take part with a fresh default rating each time and are not kept.
-    Recomputed on every call from ``SeatRound``, so a correction flows
-    through; two queries, then one ``rate`` per cycle. Best first (highest
+    Folded on every call from ``SeatRound`` (what the stored ratings must
+    equal); two queries, then one ``rate`` per cycle. Best first (highest
     ordinal); equal ordinals share a rank and are listed by name.
     """
     model = model or ratings_core.rating_model()
@@ -383,9 +449,14 @@ def club_ratings(*, club: Club, season: Season | None = None, model: Any = None)
         )
         for player, rating in ratings.items()
     ]
+    return _ranked(played, result)
+
+
+def _ranked(cycles: int, result: list[Rating]) -> Ratings:
+    """Best first (highest ordinal), equal ordinals by name then id, sharing a rank."""
     result.sort(key=lambda r: (-r.ordinal, r.display_name, r.player))
     ranks = ratings_core.competition_ranks(r.ordinal for r in result)
-    return Ratings(played, [replace(r, rank=k) for r, k in zip(result, ranks, strict=True)])
+    return Ratings(cycles, [replace(r, rank=k) for r, k in zip(result, ranks, strict=True)])
 
 
 def _tables(rows: Iterable[tuple[Any, ...]]) -> Iterable[list[tuple[Any, ...]]]:

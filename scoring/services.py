@@ -15,8 +15,9 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db import transaction
-from django.db.models import Q
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Count, IntegerField, Q, QuerySet, Sum
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from referee import folding
@@ -24,6 +25,7 @@ from referee.engine import Game as EngineGame
 from referee.engine import RuleSet
 from referee.engine.names import identity_key
 from referee.models import Game, Seat
+from scoring import ratings as ratings_core
 from scoring import selectors
 from scoring.exceptions import (
     ClubRequired,
@@ -41,7 +43,20 @@ from scoring.exceptions import (
     UserUnknown,
 )
 from scoring.lines import SeatLine, game_lines, round_lines
-from scoring.models import Club, Membership, Player, PlayerMerge, Season, SeatLink, SeatRound
+from scoring.models import (
+    TOTAL_FIELDS,
+    Club,
+    Membership,
+    Player,
+    PlayerMerge,
+    PlayerRating,
+    PlayerTotals,
+    RatingFold,
+    RatingStep,
+    Season,
+    SeatLink,
+    SeatRound,
+)
 
 UserLike = AbstractBaseUser | AnonymousUser | None
 
@@ -179,7 +194,10 @@ def player_merge(
             "These players sat at the same game: they are two people, not duplicates."
         )
     seats_moved = Seat.objects.filter(player=duplicate).update(player=survivor)
+    both = SeatRound.objects.filter(player__in=[survivor, duplicate])
+    old = list(both.values(*ROW_FIELDS))
     rows_moved = SeatRound.objects.filter(player=duplicate).update(player=survivor)
+    _rows_replace(old, list(both.values(*ROW_FIELDS)))
     Player.objects.filter(merged_into=duplicate).update(merged_into=survivor)
     merge = PlayerMerge.objects.create(
         club=survivor.club,
@@ -346,7 +364,10 @@ def seat_link(*, game: Game, seat_number: int, player: Player | None, by: UserLi
     )
     seat.player = player
     seat.save(update_fields=["player"])
-    SeatRound.objects.filter(game=game, seat=seat_number).update(player=player)
+    rows = SeatRound.objects.filter(game=game, seat=seat_number)
+    old = list(rows.values(*ROW_FIELDS))
+    rows.update(player=player)
+    _rows_replace(old, list(rows.values(*ROW_FIELDS)))
     return seat
 
 
@@ -371,7 +392,10 @@ def game_league_assign(*, game: Game, club: Club | None, season: Season | None) 
     game.club = club
     game.season = season
     game.save(update_fields=["club", "season"])
-    SeatRound.objects.filter(game=game).update(club=club, season=season)
+    rows = SeatRound.objects.filter(game=game)
+    old = list(rows.values(*ROW_FIELDS))
+    rows.update(club=club, season=season)
+    _rows_replace(old, list(rows.values(*ROW_FIELDS)))
     return game
 
 
@@ -395,8 +419,11 @@ def seat_rounds_settle(
     else:
         before = snapshot["standing"]["stones"]
     lines = round_lines(game_round, before)
-    SeatRound.objects.filter(game=game, round_number=game_round.round.number).delete()
-    return _insert(game, lines, lambda _: played_at)
+    stored = SeatRound.objects.filter(game=game, round_number=game_round.round.number)
+    old = list(stored.values(*ROW_FIELDS))
+    if old:
+        stored.delete()
+    return _insert(game, lines, lambda _: played_at, old)
 
 
 def seat_rounds_rebuild(
@@ -421,10 +448,10 @@ def seat_rounds_rebuild(
         for event, effect in zip(live, effects, strict=True)
         if effect.settled
     }
-    stored = dict(
-        SeatRound.objects.filter(game=game, seat=0).values_list("round_number", "played_at")
-    )
-    SeatRound.objects.filter(game=game).delete()
+    old = list(SeatRound.objects.filter(game=game).values(*ROW_FIELDS))
+    stored = {row["round_number"]: row["played_at"] for row in old}
+    if old:
+        SeatRound.objects.filter(game=game).delete()
     return _insert(
         game,
         list(game_lines(engine)),
@@ -433,6 +460,7 @@ def seat_rounds_rebuild(
             or (played_at if played_at is not None else settled_at.get(number))
             or game.created_at
         ),
+        old,
     )
 
 
@@ -459,7 +487,10 @@ def occupants_now(game: Game) -> dict[int, int | None]:
     return now
 
 
-def _insert(game: Game, lines: Iterable[SeatLine], dated: Any) -> list[SeatRound]:
+def _insert(
+    game: Game, lines: Iterable[SeatLine], dated: Any, old: Sequence[Row]
+) -> list[SeatRound]:
+    """Insert the rows of ``lines`` in place of ``old`` (already deleted); totals follow."""
     players = dict(game.seats.values_list("number", "player_id"))
     substitutes = sorted(game.state.get("substitutes") or [], key=lambda sub: sub[0] or 0)
 
@@ -482,4 +513,381 @@ def _insert(game: Game, lines: Iterable[SeatLine], dated: Any) -> list[SeatRound
         )
         for line in lines
     ]
-    return SeatRound.objects.bulk_create(rows)
+    created = SeatRound.objects.bulk_create(rows)
+    _rows_replace(old, [_row_dict(row) for row in created])
+    return created
+
+
+# -- totals and ratings kept with the seat-rounds ---------------------------------------------
+#
+# Every write of ``SeatRound`` rows goes through ``_rows_replace(old, new)`` in the same
+# transaction: the rows that went (as they were) and the rows that came. The players'
+# totals (``PlayerTotals``, season and lifetime) move by the difference, in one upsert per
+# scope kind; the ratings (``PlayerRating``) fold a new CAMAT cycle on, or fold a scope
+# again when one of its cycles changed. So a standings or ratings read never aggregates
+# the history, and stays exactly what an aggregate over the rows would give.
+
+# The seat-round fields that the totals and the ratings read.
+ROW_FIELDS = (
+    "club_id",
+    "season_id",
+    "player_id",
+    "game_id",
+    "round_number",
+    "seat",
+    "played_at",
+    "won",
+    "first_cappu",
+    "ceki",
+    "pollo",
+    "manguno",
+    "mattikkeng",
+    "cucuq",
+    "passes",
+    "passebunge",
+    "stones_received",
+    "stones_given",
+    "stones_held",
+    "camat_elected",
+    "cycle_ended",
+)
+
+Key = tuple[int, int | None, int]  # club, season (None: the club's lifetime), player
+Row = Mapping[str, Any]
+
+
+def _row_dict(row: SeatRound) -> dict[str, Any]:
+    return {field: getattr(row, field) for field in ROW_FIELDS}
+
+
+def _counts_of(row: Row) -> tuple[int, ...]:
+    """One row's part of each of ``TOTAL_FIELDS`` (in that order)."""
+    return (
+        1,
+        int(row["won"]),
+        int(row["first_cappu"]),
+        int(row["ceki"]),
+        int(row["pollo"]),
+        int(row["manguno"]),
+        int(row["mattikkeng"]),
+        int(row["cucuq"]),
+        row["passes"],
+        row["passebunge"],
+        row["stones_received"],
+        row["stones_given"],
+        int(row["camat_elected"]),
+    )
+
+
+def _tally(rows: Iterable[Row], sign: int, into: dict[Key, list[int]]) -> None:
+    """Add (``sign`` 1) or take away (-1) each row's counts to its season and lifetime keys.
+
+    Guest rows (no player) and rows of a game in no club count in no standings.
+    """
+    for row in rows:
+        club, season, player = row["club_id"], row["season_id"], row["player_id"]
+        if club is None or player is None:
+            continue
+        counts = _counts_of(row)
+        for key in (
+            ((club, None, player), (club, season, player)) if season else ((club, None, player),)
+        ):
+            total = into.setdefault(key, [0] * len(TOTAL_FIELDS))
+            for index, value in enumerate(counts):
+                total[index] += sign * value
+
+
+def _rows_replace(old: Sequence[Row], new: Sequence[Row]) -> None:
+    """Account a change of seat-rounds: the ``old`` rows went, the ``new`` ones came.
+
+    Rows are dicts of ``ROW_FIELDS``. The totals move by the difference; the
+    ratings follow if a cycle-ending row changed. Call it in the transaction
+    that wrote the rows.
+    """
+    delta: dict[Key, list[int]] = {}
+    _tally(old, -1, delta)
+    _tally(new, 1, delta)
+    _totals_add(delta)
+    _ratings_follow(
+        [row for row in old if row["cycle_ended"]], [row for row in new if row["cycle_ended"]]
+    )
+
+
+def _totals_add(delta: Mapping[Key, Sequence[int]]) -> None:
+    """Add ``delta`` to the stored totals (creating rows as needed): one upsert per kind.
+
+    Keys are locked in a fixed order (sorted), so two transactions never deadlock here.
+    """
+    changed = {key: counts for key, counts in delta.items() if any(counts)}
+    seasons = sorted(key for key in changed if key[1] is not None)
+    lifetime = sorted((key for key in changed if key[1] is None), key=lambda k: (k[0], k[2]))
+    if seasons:
+        _upsert(
+            [(*key, *changed[key]) for key in seasons],
+            '("club_id", "season_id", "player_id") WHERE "season_id" IS NOT NULL',
+        )
+    if lifetime:
+        _upsert(
+            [(*key, *changed[key]) for key in lifetime],
+            '("club_id", "player_id") WHERE "season_id" IS NULL',
+        )
+
+
+def _upsert(values: list[tuple[Any, ...]], conflict: str) -> None:
+    """``INSERT … ON CONFLICT … DO UPDATE SET total = total + excluded.total`` (PostgreSQL
+    and SQLite ≥ 3.24 alike)."""
+    table = connection.ops.quote_name(PlayerTotals._meta.db_table)
+    columns = ["club_id", "season_id", "player_id", *TOTAL_FIELDS]
+    quoted = [connection.ops.quote_name(column) for column in columns]
+    row = "(" + ", ".join(["%s"] * len(columns)) + ")"
+    adds = ", ".join(f"{name} = {table}.{name} + excluded.{name}" for name in quoted[3:])
+    sql = (
+        f"INSERT INTO {table} ({', '.join(quoted)}) VALUES {', '.join([row] * len(values))} "
+        f"ON CONFLICT {conflict} DO UPDATE SET {adds}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [value for line in values for value in line])
+
+
+# The order ratings fold cycles in: when the cycle ended, then the game and the round.
+CycleKey = tuple[datetime, Any, int]
+
+
+def _cycle_key(row: Row) -> CycleKey:
+    return (row["played_at"], row["game_id"], row["round_number"])
+
+
+def _cycle_line(row: Row) -> tuple[Any, ...]:
+    return (
+        *_cycle_key(row),
+        row["seat"],
+        row["player_id"],
+        row["camat_elected"],
+        row["stones_held"],
+    )
+
+
+def _ratings_follow(old: Sequence[Row], new: Sequence[Row]) -> None:
+    """Keep the stored ratings of every scope whose cycle-ending rows changed (``old`` →
+    ``new``): fold its cycles again from the earliest that changed (a cycle just settled
+    after the others: that one alone)."""
+    scopes: dict[tuple[int, int | None], tuple[list[Row], list[Row]]] = {}
+    for index, rows in enumerate((old, new)):
+        for row in rows:
+            if row["club_id"] is None:
+                continue
+            for scope in {(row["club_id"], None), (row["club_id"], row["season_id"])}:
+                scopes.setdefault(scope, ([], []))[index].append(row)
+    for (club_id, season_id), (went, came) in sorted(
+        scopes.items(), key=lambda item: (item[0][0], item[0][1] or 0)
+    ):
+        before = sorted(_cycle_line(row) for row in went)
+        after = sorted(_cycle_line(row) for row in came)
+        if before == after:
+            continue
+        changed = {line[:3] for line in set(before) ^ set(after)}  # their cycle keys
+        _fold_from(_fold_locked(club_id, season_id), min(changed))
+
+
+def _scope(club_id: int, season_id: int | None) -> Q:
+    """The rows of a scope: the club's (``season_id`` ``None``) or one season's."""
+    if season_id is None:
+        return Q(club_id=club_id)
+    return Q(club_id=club_id, season_id=season_id)
+
+
+def _fold_locked(club_id: int, season_id: int | None) -> RatingFold:
+    """The scope's fold state, locked for this transaction (created if it is the first)."""
+    scope = RatingFold.objects.select_for_update().filter(club_id=club_id)
+    scope = (
+        scope.filter(season__isnull=True)
+        if season_id is None
+        else scope.filter(season_id=season_id)
+    )
+    fold = scope.first()
+    if fold is None:
+        try:
+            with transaction.atomic():
+                fold = RatingFold.objects.create(club_id=club_id, season_id=season_id)
+        except IntegrityError:  # another transaction made it first: wait for its lock
+            fold = scope.get()
+    return fold
+
+
+def _from_key(start: CycleKey, game: str) -> Q:
+    """Rows whose cycle key (``played_at``, ``game``, ``round_number``) is ``start`` or later."""
+    at, game_id, number = start
+    return (
+        Q(played_at__gt=at)
+        | Q(played_at=at, **{f"{game}__gt": game_id})
+        | Q(played_at=at, round_number__gte=number, **{game: game_id})
+    )
+
+
+def _stored(model: Any, fold: RatingFold) -> QuerySet[Any]:
+    """``model``'s rows of the fold's scope (``season`` ``None``: the club-wide ones)."""
+    rows = model.objects.filter(club_id=fold.club_id)
+    if fold.season_id is None:
+        return rows.filter(season__isnull=True)  # type: ignore[no-any-return]
+    return rows.filter(season_id=fold.season_id)  # type: ignore[no-any-return]
+
+
+def _fold_from(fold: RatingFold, start: CycleKey | None) -> None:
+    """Fold the scope's completed cycles from ``start`` on (``None``: all), starting from
+    each player's last ``RatingStep`` before it; store the new steps, the players'
+    ratings and the fold's count and last cycle.
+
+    The same fold, in the same order, as ``selectors.club_ratings_folded``: its
+    result for the cycles before ``start`` is what the steps hold.
+    """
+    ends = SeatRound.objects.filter(_scope(fold.club_id, fold.season_id), cycle_ended=True)
+    steps = _stored(RatingStep, fold)
+    ratings_now = _stored(PlayerRating, fold)
+    if start is None:
+        steps.delete()
+        folding = ends
+        stale = set(ratings_now.values_list("player_id", flat=True))
+    else:
+        steps.filter(_from_key(start, "game")).delete()
+        folding = ends.filter(_from_key(start, "game_id"))
+        stale = set(
+            ratings_now.filter(last_played_at__gte=start[0]).values_list("player_id", flat=True)
+        )
+    rows = list(
+        folding.order_by("played_at", "game_id", "round_number", "seat").values(*ROW_FIELDS)
+    )
+    wanted = stale | {row["player_id"] for row in rows if row["player_id"] is not None}
+    model = ratings_core.rating_model()
+    before = _latest_steps(steps, wanted) if start is not None else {}
+    ratings = {player: model.rating(mu=s.mu, sigma=s.sigma) for player, s in before.items()}
+    cycles = {player: s.cycles for player, s in before.items()}
+    last = {player: s.played_at for player, s in before.items()}
+    new_steps = []
+    for table in _tables(rows):
+        _rate(model, ratings, table)
+        seated = [row["player_id"] for row in table if row["player_id"] is not None]
+        for player in seated:  # a player seated twice (a substitute's error) counts twice
+            cycles[player] = cycles.get(player, 0) + 1
+            last[player] = table[0]["played_at"]
+        new_steps += [  # one step per player and cycle
+            RatingStep(
+                club_id=fold.club_id,
+                season_id=fold.season_id,
+                player_id=player,
+                played_at=table[0]["played_at"],
+                game=table[0]["game_id"],
+                round_number=table[0]["round_number"],
+                mu=ratings[player].mu,
+                sigma=ratings[player].sigma,
+                cycles=cycles[player],
+            )
+            for player in dict.fromkeys(seated)
+        ]
+    RatingStep.objects.bulk_create(new_steps)
+    ratings_now.filter(player_id__in=wanted).delete()
+    PlayerRating.objects.bulk_create(
+        PlayerRating(
+            club_id=fold.club_id,
+            season_id=fold.season_id,
+            player_id=player,
+            mu=ratings[player].mu,
+            sigma=ratings[player].sigma,
+            cycles=cycles[player],
+            last_played_at=last[player],
+        )
+        for player in sorted(wanted)
+        if player in ratings
+    )
+    latest = (
+        rows[-1]
+        if rows
+        else ends.order_by("-played_at", "-game_id", "-round_number").values(*ROW_FIELDS).first()
+    )
+    fold.cycles = ends.filter(seat=0).count()
+    fold.last_played_at, fold.last_game, fold.last_round = (
+        _cycle_key(latest) if latest is not None else (None, None, None)
+    )
+    fold.save()
+
+
+def _latest_steps(steps: QuerySet[RatingStep], players: set[int]) -> dict[int, RatingStep]:
+    """Each of ``players``' last step among ``steps`` (one query)."""
+    if not players:
+        return {}
+    ordered = steps.filter(player_id__in=players).order_by(
+        "player_id", "-played_at", "-game", "-round_number"
+    )
+    if connection.features.can_distinct_on_fields:  # PostgreSQL
+        return {step.player_id: step for step in ordered.distinct("player_id")}
+    latest: dict[int, RatingStep] = {}
+    for step in ordered:
+        latest.setdefault(step.player_id, step)
+    return latest
+
+
+def _rate(model: Any, ratings: dict[int, Any], table: Sequence[Row]) -> None:
+    seats = [
+        ratings_core.CycleSeat(row["player_id"], row["camat_elected"], row["stones_held"])
+        for row in table
+    ]
+    ratings_core.rate_cycle(model, ratings, seats)
+
+
+def _tables(rows: Iterable[Row]) -> Iterable[list[Row]]:
+    """Group rows ordered by cycle key into one table (five seats) per cycle-ending round."""
+    table: list[Row] = []
+    key = None
+    for row in rows:
+        if (row["game_id"], row["round_number"]) != key and table:
+            yield table
+            table = []
+        key = (row["game_id"], row["round_number"])
+        table.append(row)
+    if table:
+        yield table
+
+
+@transaction.atomic
+def league_recount(*, club: Club) -> None:
+    """Rebuild the club's stored totals and ratings from its seat-rounds (an aggregate and
+    a fold over all of them). For rows written directly (benchmarks, query tests) and
+    as a repair; every service keeps them without it."""
+    PlayerTotals.objects.filter(club=club).delete()
+    PlayerRating.objects.filter(club=club).delete()
+    RatingStep.objects.filter(club=club).delete()
+    RatingFold.objects.filter(club=club).delete()
+    rows = SeatRound.objects.filter(club=club, player__isnull=False).order_by()
+    sums = {name: Sum(Cast(name, IntegerField())) for name in TOTAL_FIELDS[1:]}
+    sums["rounds_won"] = Sum(Cast("won", IntegerField()))
+    delta: dict[Key, list[int]] = {}
+    for grouping in (("season_id", "player_id"), ("player_id",)):
+        for line in rows.values(*grouping).annotate(
+            t_rounds_played=Count("id"), **{f"t_{name}": agg for name, agg in sums.items()}
+        ):
+            key = (club.pk, line.get("season_id"), line["player_id"])
+            if len(grouping) == 2 and key[1] is None:
+                continue  # counted in the lifetime grouping
+            delta[key] = [line[f"t_{name}"] for name in TOTAL_FIELDS]
+    _totals_add(delta)
+    seasons = set(
+        SeatRound.objects.filter(club=club, cycle_ended=True, season__isnull=False)
+        .order_by()
+        .values_list("season_id", flat=True)
+        .distinct()
+    )
+    for season_id in [None, *sorted(seasons)]:
+        _fold_from(_fold_locked(club.pk, season_id), None)
+
+
+def game_deleting(*, game: Game) -> None:
+    """Take a game's seat-rounds out of the totals and ratings before it is deleted.
+
+    Else its rows would go with it (``CASCADE``) behind the totals' back.
+    Games are never deleted by the product (the admin forbids it); this
+    keeps a deletion by hand or by a test consistent. The rows are deleted
+    here, then the ratings folded without them.
+    """
+    rows = SeatRound.objects.filter(game=game)
+    old = list(rows.values(*ROW_FIELDS))
+    rows.delete()
+    _rows_replace(old, [])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters  # type: ignore[import-untyped]
+from django_filters.rest_framework import DjangoFilterBackend  # type: ignore[import-untyped]
 from rest_framework.filters import OrderingFilter
 from rest_framework.request import Request
 
@@ -29,6 +30,16 @@ class PlayedBetweenFilter(django_filters.FilterSet):
     class Meta:
         model = SeatRound
         fields = ["played_after", "played_before"]
+
+
+class RowsFilterBackend(DjangoFilterBackend):  # type: ignore[misc]
+    """django-filter's backend for a view whose queryset is seat-rounds or, when no filter
+    is asked for, stored totals (``PlayerTotals``): these it leaves as they are."""
+
+    def filter_queryset(self, request: Request, queryset: Any, view: Any) -> Any:
+        if queryset.model is not SeatRound:
+            return queryset
+        return super().filter_queryset(request, queryset, view)
 
 
 class StableOrderingFilter(OrderingFilter):

@@ -46,6 +46,7 @@ from scoring.api.filters import (
     STANDINGS_DEFAULT_ORDERING,
     STANDINGS_ORDERING_FIELDS,
     PlayedBetweenFilter,
+    RowsFilterBackend,
     StableOrderingFilter,
 )
 from scoring.api.renderers import EXPORT_FORMATS, CSVRenderer, SpreadsheetCSVRenderer
@@ -599,8 +600,9 @@ class SeatLinkView(APIView):
 STANDINGS_DESCRIPTION = (
     "Per registered player: rounds played and won, FIRST CAPPU, CEKI, POLLO, MANGUNO, "
     "MATTIKKENG, CUCUQ, PASS and PASSEBUNGE counts, stones received and given, CAMAT "
-    "elections and stones received per round. One aggregate SQL query over the seat-round "
-    "table: the cost does not grow with the number of rounds. Sort with `ordering` (any "
+    "elections and stones received per round. Read from per-player totals kept with the "
+    "rounds: the cost does not grow with the number of rounds (with `played_after` or "
+    "`played_before`, one aggregate over the rounds in the range). Sort with `ordering` (any "
     "column, `-` for descending; ties by player id), filter rounds by date, page with "
     "`page`/`page_size`. `?format=csv` (or `Accept: text/csv`) gives every row as plain RFC "
     "4180 CSV (UTF-8, `,`); `?format=spreadsheet` as Excel and LibreOffice open it: UTF-8 "
@@ -628,16 +630,21 @@ class StandingsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
     serializer_class = s.StandingSerializer
     pagination_class = LeaguePagination
     renderer_classes = [JSONRenderer, CSVRenderer, SpreadsheetCSVRenderer]
-    filter_backends = [DjangoFilterBackend, StableOrderingFilter]
+    filter_backends = [RowsFilterBackend, StableOrderingFilter]
     filterset_class = PlayedBetweenFilter
     ordering_fields = STANDINGS_ORDERING_FIELDS
     ordering = STANDINGS_DEFAULT_ORDERING
 
     def get_queryset(self) -> QuerySet[Any]:
+        """The stored totals (one row per player); with a date range, the aggregate of the
+        rounds in it (the totals hold no dates), which the filter then narrows."""
         if _schema_stub(self):
             return SeatRound.objects.none()
+        club = self.get_club()
         season = self.get_season() if "season" in self.kwargs else None
-        return selectors.standings(selectors.league_rows(club=self.get_club(), season=season))
+        if any(self.request.query_params.get(name) for name in PlayedBetweenFilter.base_filters):
+            return selectors.standings(selectors.league_rows(club=club, season=season))
+        return selectors.standings_totals(club=club, season=season)
 
     def paginate_queryset(self, queryset: Any) -> Any:
         if getattr(self.request.accepted_renderer, "format", None) in EXPORT_FORMATS:
@@ -763,11 +770,12 @@ class RatingsView(ClubMixin, APIView):
         summary="Ratings (OpenSkill, Bradley–Terry)",
         description="Each completed CAMAT cycle (from every stone on the table to an "
         "election) is rated as a five-seat free-for-all: the CAMAT first, the others by the "
-        "stones they held when it ended, fewer first, equal stones tied. Recomputed from the "
-        "stored games on every request, so corrections flow through. Guest seats play with a "
-        "fresh default rating and are not listed. Sorted by ordinal (μ − 3σ); equal ordinals "
-        "share a rank (1, 2, 2, 4). The model is OpenSkill's Bradley–Terry with full pairing, "
-        "which treats equal stones as a draw (Plackett–Luce mishandles ties).",
+        "stones they held when it ended, fewer first, equal stones tied. Stored, and updated "
+        "in the same transaction as any change to a cycle, so corrections flow through. "
+        "Guest seats play with a fresh default rating and are not listed. Sorted by "
+        "ordinal (μ − 3σ); equal ordinals share a rank (1, 2, 2, 4). The model is "
+        "OpenSkill's Bradley–Terry with full pairing, which treats equal stones as a draw "
+        "(Plackett–Luce mishandles ties).",
         parameters=[SEASON_PARAM],
         responses={200: s.RatingsSerializer, **PROBLEMS},
         examples=[ex.response("Ratings", ex.RATINGS)],

@@ -8,11 +8,13 @@ themselves plays or imports real games through the services.
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import factory
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
+from scoring import services
 from scoring.models import Club, Membership, Player, Season, SeatRound
 from tests.factories import GameFactory, UserFactory
 
@@ -60,10 +62,21 @@ class SeasonFactory(DjangoModelFactory):
 
 
 class SeatRoundFactory(DjangoModelFactory):
-    """A seat-round row of a game of the season's club (made directly, for query tests)."""
+    """A seat-round row of a game of the season's club (made directly, for query tests).
+
+    The club's stored totals and ratings are then recounted from its rows
+    (``services.league_recount``), as the services keep them for real rounds.
+    """
 
     class Meta:
         model = SeatRound
+
+    @classmethod
+    def _create(cls, model_class: type[SeatRound], *args: Any, **kwargs: Any) -> SeatRound:
+        row = super()._create(model_class, *args, **kwargs)
+        if row.club is not None:
+            services.league_recount(club=row.club)
+        return row
 
     season = factory.SubFactory(SeasonFactory)
     club = factory.SelfAttribute("season.club")
