@@ -304,7 +304,7 @@ def test_only_a_tile_fitting_two_different_ends_needs_a_second_tap(game: Game, s
     moves = [record_move(*move) for move in CEKI_WITH_A_PASS[:10]]
     keeper = scorekeeper(game)
     enter(game, keeper, moves)
-    game.refresh_from_db()
+    keeper.token.game.refresh_from_db()  # as a request reads its token's game afresh
     states = _states(keeper.token)  # ends (5, 6), seat 0 to play
     assert states["5-6"] == "choose_end"
     assert states["6-6"] == "played"
