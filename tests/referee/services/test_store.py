@@ -38,9 +38,7 @@ def read_from_tables(game: Game) -> store.CurrentRound:
 
 
 def as_compared(current: store.CurrentRound) -> tuple[Any, ...]:
-    events = [
-        (e.position, e.kind, e.payload, e.round_number, e.entered_by) for e in current.events
-    ]
+    events = [(e.position, e.kind, e.payload, e.round_number, e.entered_by) for e in current.events]
     return current.snapshot, events, current.players
 
 
@@ -108,9 +106,7 @@ def test_after_a_move_the_current_round_costs_no_query_R27():
         current = store.current_round(game)
 
     assert len(queries) == 0
-    assert [(e.kind, e.payload) for e in current.events] == [
-        ("move", {"seat": 2, "tile": "6-6"})
-    ]
+    assert [(e.kind, e.payload) for e in current.events] == [("move", {"seat": 2, "tile": "6-6"})]
     assert current.players == ["A", "B", "C", "D", "E"]
 
 
