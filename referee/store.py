@@ -24,16 +24,19 @@ caller holds the game's row lock (``lock``) in the same transaction.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
-from django.db import connection
+from django.db import connection, models
 from django.utils import timezone
 
 from referee import folding
 from referee.engine import RuleSet
-from referee.models import Event, Game
+from referee.models import Event, Game, TableToken
+
+_M = TypeVar("_M", bound=models.Model)
 
 __all__ = [
     "CachedEvent",
@@ -42,6 +45,7 @@ __all__ = [
     "RoundCache",
     "append_event",
     "current_round",
+    "live_token",
     "lock",
     "replace",
     "rules_of",
@@ -241,9 +245,67 @@ def current_round(game: Game) -> CurrentRound:
 # -- writes ----------------------------------------------------------------------------
 
 
+def _columns(model: type[models.Model], alias: str) -> str:
+    quote = connection.ops.quote_name
+    return ", ".join(f"{alias}.{quote(f.column)}" for f in model._meta.concrete_fields)
+
+
+def _instance(model: type[_M], values: Sequence[Any]) -> _M:
+    """A model instance from its concrete columns' raw values, as the ORM would build it
+    on PostgreSQL (psycopg gives every type but JSON its Python form; JSON comes as text)."""
+    fields = model._meta.concrete_fields
+    converted = [
+        json.loads(value) if isinstance(value, str) and isinstance(f, models.JSONField) else value
+        for f, value in zip(fields, values, strict=True)
+    ]
+    return model.from_db(connection.alias, [f.attname for f in fields], converted)
+
+
 def lock(game_id: Any) -> Game:
-    """The game row, locked until the transaction ends (serialises writes to one game)."""
-    return Game.objects.select_for_update().get(pk=game_id)
+    """The game row, locked until the transaction ends (serialises writes to one game).
+
+    Raises ``Game.DoesNotExist``. On PostgreSQL one prepared statement, no query compiled.
+    """
+    if connection.vendor != "postgresql":
+        return Game.objects.select_for_update().get(pk=game_id)
+    pk = Game._meta.pk.to_python(game_id)  # type: ignore[union-attr]
+    sql = (
+        f"SELECT {_columns(Game, 'g')} FROM {connection.ops.quote_name(Game._meta.db_table)} g "
+        "WHERE g.id = %s FOR UPDATE"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [pk])
+        row = cursor.fetchone()
+    if row is None:
+        raise Game.DoesNotExist("Game matching query does not exist.")
+    return _instance(Game, row)
+
+
+def live_token(key_hash: str) -> TableToken | None:
+    """The live (unrevoked) table token whose key hashes to ``key_hash``, with its game
+    (``token.game`` costs no further query), or ``None``. One query."""
+    if connection.vendor != "postgresql":
+        return (
+            TableToken.objects.filter(key_hash=key_hash, revoked_at__isnull=True)
+            .select_related("game")
+            .first()
+        )
+    quote = connection.ops.quote_name
+    sql = (
+        f"SELECT {_columns(TableToken, 't')}, {_columns(Game, 'g')} "
+        f"FROM {quote(TableToken._meta.db_table)} t "
+        f"JOIN {quote(Game._meta.db_table)} g ON g.id = t.game_id "
+        "WHERE t.key_hash = %s AND t.revoked_at IS NULL"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [key_hash])
+        row = cursor.fetchone()  # key_hash is unique
+    if row is None:
+        return None
+    width = len(TableToken._meta.concrete_fields)
+    token = _instance(TableToken, row[:width])
+    TableToken.game.field.set_cached_value(token, _instance(Game, row[width:]))
+    return token
 
 
 _APPEND_SQL = """

@@ -19,6 +19,7 @@ from rest_framework.throttling import BaseThrottle
 from referee.lockouts import JoinClient, device_of
 from referee.models import Game, TableToken, hash_token
 from referee.services import Actor
+from referee.store import live_token
 from scoring.selectors import game_organised_by
 
 TABLE_KEYWORD = "Table"
@@ -34,11 +35,7 @@ class TableTokenAuthentication(authentication.BaseAuthentication):
         if len(header) != 2:
             raise exceptions.AuthenticationFailed("Invalid table token header.")
         key = header[1].decode(errors="replace")
-        token = (
-            TableToken.objects.filter(key_hash=hash_token(key), revoked_at__isnull=True)
-            .select_related("game")
-            .first()
-        )
+        token = live_token(hash_token(key))
         if token is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked table token.")
         return AnonymousUser(), token

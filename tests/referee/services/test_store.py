@@ -10,10 +10,11 @@ whole game's state).
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,7 +23,7 @@ from referee import corrections, services, store
 from referee.engine import RefereeError
 from referee.engine.simulation import random_record
 from referee.exceptions import ServiceError
-from referee.models import Game
+from referee.models import Game, hash_token
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -159,3 +160,38 @@ def test_a_move_is_stored_with_the_game_in_one_statement_on_postgresql():
     stored = Game.objects.get(pk=game.pk)
     assert (stored.version, store.state_of(stored).next_position) == (1, 1)
     assert stored.events.get().pk == event.pk
+
+
+def test_a_live_token_comes_with_its_game_in_one_query_and_a_revoked_one_not_at_all():
+    game = services.game_create(players=["A", "B", "C", "D", "E"])
+    key, token = services.table_join(join_code=game.join_code, seat=3)
+
+    with CaptureQueriesContext(connection) as queries:
+        found = store.live_token(hash_token(key))
+        assert found is not None
+        assert (found.pk, found.seat, found.game.pk, found.game.rules) == (
+            token.pk,
+            3,
+            game.pk,
+            game.rules,
+        )
+        assert store.state_of(found.game).next_position == 0
+
+    assert len(queries) == 1
+    services.table_leave(token=token)
+    assert store.live_token(hash_token(key)) is None
+    assert store.live_token(hash_token("not a key")) is None
+
+
+def test_the_lock_reads_the_row_as_the_orm_does():
+    game = services.game_create(players=["A", "B", "C", "D", "E"], rules={"pass_stones": 2})
+    services.session_start(game_id=game.pk, actor=services.Actor(user=UserFactory()))
+
+    with transaction.atomic():
+        locked = store.lock(str(game.pk))
+    read = Game.objects.get(pk=game.pk)
+
+    fields = [f.attname for f in Game._meta.concrete_fields]
+    assert [getattr(locked, f) for f in fields] == [getattr(read, f) for f in fields]
+    with pytest.raises(Game.DoesNotExist), transaction.atomic():
+        store.lock(uuid.uuid4())
