@@ -545,7 +545,7 @@ def event_submit(
             )
             effect = folding.apply_event(engine, kind, payload)
         except RefereeError as error:
-            refused = error.with_names(current.players)
+            refused = error.with_names(game.players)
             _refusal_log(game, kind, payload, error, actor)
             if error.rule == "R31":
                 _count_probe(
