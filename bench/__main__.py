@@ -76,6 +76,9 @@ class Config:
     league_sizes: tuple[int, ...]
     league_repeat: int
     profile_games: int
+    open_tables: int
+    open_period: float
+    open_seconds: float
     ladder_rounds: int
     ladder_game_rounds: int
     ladder_jobs: int
@@ -117,6 +120,10 @@ class Config:
             ),
             league_repeat=_int("BENCH_LEAGUE_REPEAT", 5 if quick else 15),
             profile_games=_int("BENCH_PROFILE_GAMES", 2 if quick else 4),
+            # The open loop: 2,000 tables each moving once every 5 s is 400 moves/s.
+            open_tables=_int("BENCH_OPEN_TABLES", 200 if quick else 2000),
+            open_period=float(os.environ.get("BENCH_OPEN_PERIOD") or 5.0),
+            open_seconds=float(os.environ.get("BENCH_OPEN_SECONDS") or (15 if quick else 60)),
             ladder_rounds=_int("BENCH_LADDER_ROUNDS", 1000 if quick else 10000),
             ladder_game_rounds=_int("BENCH_LADDER_GAME_ROUNDS", 20),
             ladder_jobs=_int("BENCH_LADDER_JOBS", 0),
@@ -218,6 +225,7 @@ def load_run(
         sys.executable, "-m", "bench.load", "--base-url", base_url, "--mode", mode,
         "--tables", str(tables), "--rounds", str(rounds), "--seed", str(seed),
         "--organiser-token", token, "--out", str(out), "--connection", config.connection,
+        "--period", str(config.open_period), "--seconds", str(config.open_seconds),
     ]  # fmt: skip
     before = server.cpu_seconds(config.database)
     done = subprocess.run(command, cwd=ROOT, env=env, timeout=LOAD_TIMEOUT_SECONDS, check=False)
@@ -293,6 +301,7 @@ def run_load(config: Config, env: dict[str, str], token: str, tmp: Path) -> dict
             memory = server.memory()
             row["peak_worker_mib"] = max(m["VmHWM"] for m in memory.values()) / 1024
             results["load"].append(row)
+        results["open_loop"] = run_open_loop(config, env, token, tmp, server)
         memory = server.memory()
         results["memory"] = {
             "peak_worker_mib": max(m["VmHWM"] for m in memory.values()) / 1024,
@@ -302,6 +311,30 @@ def run_load(config: Config, env: dict[str, str], token: str, tmp: Path) -> dict
         if server.process.poll() is not None:
             raise SystemExit(f"bench: gunicorn died:\n{server.log_tail()}")
     return results
+
+
+def run_open_loop(
+    config: Config, env: dict[str, str], token: str, tmp: Path, server: Gunicorn
+) -> dict[str, Any]:
+    """Section 1b: moves at a fixed arrival rate (``bench.load``'s ``open`` mode)."""
+    if config.open_tables <= 0:
+        return {}
+    # Enough events for every table's moves in the run: a round is about 25.
+    rounds = max(1, math.ceil(config.open_seconds / config.open_period / 20))
+    started = time.perf_counter()
+    raw = load_run(server.base_url, env, mode="open", tables=config.open_tables, rounds=rounds,
+                   seed=config.seed + 1, token=token, tmp=tmp, server=server,
+                   config=config)  # fmt: skip
+    r = report.summarise_load(raw)
+    r.update({key: raw.get(key) for key in ("offered_per_second", "late", "period_seconds",
+                                             "run_seconds")})  # fmt: skip
+    say(
+        f"open loop: {config.open_tables} tables × 1 move / {config.open_period:g} s = "
+        f"{r['offered_per_second']:.0f} moves/s offered, {r['per_second']:.1f}/s achieved, "
+        f"p50 {r['p50_ms']:.1f} p95 {r['p95_ms']:.1f} p99 {r['p99_ms']:.1f} ms, "
+        f"late {r['late']}, errors {r['errors']} ({time.perf_counter() - started:.0f} s)"
+    )
+    return r
 
 
 def run_ladder(config: Config) -> dict[str, Any]:

@@ -15,6 +15,15 @@ then every table plays its record at once, move by move
 ``baseline`` mode: the same tables send the same bodies, as many as the table
 sent events, to ``POST /bench/baseline/``.
 
+``open`` mode (open loop, a fixed arrival rate): the tables are set up as for
+``moves``, then each table enters its record's next event once every ``--period``
+seconds (tables start at random phases), for ``--seconds``: ``tables / period``
+moves a second whatever the answers' latency. A table's next move waits for its
+previous answer (a table enters one move at a time), but its latency is counted
+from when it was due, not when it could be sent, so a slow server shows in the
+percentiles instead of lowering the rate (no coordinated omission). ``late``
+counts the moves sent more than 10 ms after they were due.
+
 ``--connection per-request`` opens a connection for each request (``Connection:
 close``), as a TLS proxy without upstream keep-alive talks to gunicorn;
 ``keep-alive`` keeps one per table, as phones talking to gunicorn directly would.
@@ -205,9 +214,18 @@ class Tally:
 
 
 async def _timed(
-    tally: Tally, conn: Connection, method: str, path: str, body: Any, auth: str | None, ok: int
+    tally: Tally,
+    conn: Connection,
+    method: str,
+    path: str,
+    body: Any,
+    auth: str | None,
+    ok: int,
+    *,
+    due: float | None = None,
 ) -> Answer | None:
-    start = time.perf_counter()
+    """Send one request; its latency counts from ``due`` (``time.perf_counter()``) if given."""
+    start = time.perf_counter() if due is None else due
     try:
         answer = await asyncio.wait_for(
             conn.request(method, path, body, auth=auth), TIMEOUT_SECONDS
@@ -281,6 +299,49 @@ async def _play(
     await asyncio.gather(*(one(table) for table in tables))
 
 
+LATE_SECONDS = 0.010
+
+
+async def _open_loop(
+    host: str,
+    port: int,
+    tables: list[Table],
+    tally: Tally,
+    *,
+    period: float,
+    seconds: float,
+    keep_alive: bool,
+    seed: int,
+) -> int:
+    """Each table's next event every ``period`` seconds for ``seconds``; how many were late."""
+    rng = random.Random(seed)
+    start = time.perf_counter() + 0.2
+    late = 0
+
+    async def one(table: Table, phase: float) -> None:
+        nonlocal late
+        conn = Connection(host, port, keep_alive=keep_alive)
+        try:
+            for index, (suffix, body) in enumerate(table.events):
+                due = start + phase + index * period
+                if due - start >= seconds:
+                    return
+                wait = due - time.perf_counter()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                elif -wait > LATE_SECONDS:
+                    late += 1  # the table's previous answer came after this move was due
+                path = f"{API}/games/{table.game_id}/{suffix}"
+                if await _timed(tally, conn, "POST", path, body, table.auth, 201, due=due) is None:
+                    return
+        finally:
+            tally.reconnects += conn.reconnects
+            conn.close()
+
+    await asyncio.gather(*(one(table, rng.random() * period) for table in tables))
+    return late
+
+
 async def _baseline(
     host: str, port: int, tables: list[Table], tally: Tally, *, keep_alive: bool
 ) -> None:
@@ -340,14 +401,20 @@ async def run(
     seed: int,
     organiser: str = "",
     keep_alive: bool = True,
+    period: float = 5.0,
+    seconds: float = 30.0,
 ) -> dict[str, Any]:
-    """Play (or hit the baseline with) ``tables`` tables at once; the measurements as a dict."""
+    """Play (or hit the baseline with) ``tables`` tables at once; the measurements as a dict.
+
+    ``period`` and ``seconds``: the ``open`` mode's interval between a table's moves and
+    the length of its run.
+    """
     host, _, port = base_url.removeprefix("http://").rstrip("/").partition(":")
     records = table_records(tables=tables, rounds=rounds, seed=seed)
     table_list = [Table(record, record_events(record)) for record in records]
     tally = Tally()
     setup_errors: list[str] = []
-    if mode == "moves":
+    if mode in ("moves", "open"):
         setup_errors = await _setup(host, int(port), table_list, organiser)
         if setup_errors:
             return {
@@ -358,8 +425,20 @@ async def run(
                 "requests": 0,
             }
     cpu_before, start = _cpu_seconds(), time.perf_counter()
+    late = 0
     if mode == "moves":
         await _play(host, int(port), table_list, tally, keep_alive=keep_alive)
+    elif mode == "open":
+        late = await _open_loop(
+            host,
+            int(port),
+            table_list,
+            tally,
+            period=period,
+            seconds=seconds,
+            keep_alive=keep_alive,
+            seed=seed,
+        )
     else:
         await _baseline(host, int(port), table_list, tally, keep_alive=keep_alive)
     wall = time.perf_counter() - start
@@ -378,6 +457,13 @@ async def run(
         "reconnects": tally.reconnects,
         "keep_alive": keep_alive,
     }
+    if mode == "open":
+        result.update(
+            period_seconds=period,
+            run_seconds=seconds,
+            offered_per_second=tables / period,
+            late=late,
+        )
     if mode == "moves":
         same, problems = await _verify(host, int(port), table_list)
         result.update(games=tables, results_equal=same, result_problems=problems[:5])
@@ -387,11 +473,15 @@ async def run(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--base-url", required=True, help="e.g. http://127.0.0.1:8123")
-    parser.add_argument("--mode", choices=["moves", "baseline"], required=True)
+    parser.add_argument("--mode", choices=["moves", "baseline", "open"], required=True)
     parser.add_argument("--tables", type=int, required=True)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--organiser-token", default="", help="DRF token of an organiser")
+    parser.add_argument(
+        "--period", type=float, default=5.0, help="open mode: seconds between a table's moves"
+    )
+    parser.add_argument("--seconds", type=float, default=30.0, help="open mode: run length")
     parser.add_argument("--out", help="write the JSON here (default: standard output)")
     parser.add_argument(
         "--connection",
@@ -411,6 +501,8 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             organiser=args.organiser_token,
             keep_alive=args.connection == "keep-alive",
+            period=args.period,
+            seconds=args.seconds,
         )
     )
     text = json.dumps(result)

@@ -101,6 +101,8 @@ def checks(results: dict[str, Any]) -> list[tuple[str, bool]]:
                 moves.get("results_equal") == moves.get("games"),
             )
         )
+    if results.get("open_loop"):
+        found.append(("open loop: no error", results["open_loop"].get("errors") == 0))
     if "core" in results:
         found.append(
             (
@@ -216,6 +218,15 @@ def _summary(results: dict[str, Any]) -> list[str]:
             f"(baseline req/s ÷ moves/s; server CPU per request: "
             f"{_f(row.get('cpu_ratio'), 2)}×); errors {m['errors']} + {b['errors']}; "
             f"results equal {m.get('results_equal')}/{m.get('games')}."
+        )
+    if results.get("open_loop"):
+        o = results["open_loop"]
+        lines.append(
+            f"- **Open loop**: {_f(o['tables'])} tables, one move each every "
+            f"{_f(o['period_seconds'], 0)} s = {_f(o['offered_per_second'])} moves/s offered, "
+            f"{_f(o['per_second'])}/s achieved: p50 {_f(o['p50_ms'])} ms, p95 {_f(o['p95_ms'])} "
+            f"ms, **p99 {_f(o['p99_ms'])} ms**; {_f(o['late'])} moves sent late; errors "
+            f"{o['errors']}."
         )
     if "memory" in results:
         lines.append(
@@ -350,6 +361,7 @@ def _load(results: dict[str, Any]) -> list[str]:
     ]
     if problems:
         lines += ["First errors:", ""] + [f"- `{p}`" for p in problems[:10]] + [""]
+    lines += _open_loop(results.get("open_loop") or {})
     if "memory" in results:
         mem = results["memory"]
         lines += [
@@ -362,6 +374,44 @@ def _load(results: dict[str, Any]) -> list[str]:
             "The peak after each load level is in the table above (it only grows).",
             "",
         ]
+    return lines
+
+
+def _open_loop(o: dict[str, Any]) -> list[str]:
+    if not o:
+        return []
+    lines = [
+        "### Open loop: a fixed arrival rate",
+        "",
+        f"{_f(o['tables'])} tables each enter their next move once every "
+        f"{_f(o['period_seconds'], 0)} s (random phases) for {_f(o['run_seconds'], 0)} s: "
+        f"{_f(o['offered_per_second'])} moves/s offered whatever the answers' latency. A table",
+        "waits for its previous answer before its next move, but each latency is counted from",
+        "when the move was due (no coordinated omission); *late* counts moves sent more than",
+        "10 ms after they were due. The load process, gunicorn and PostgreSQL share the cores.",
+        "The server CPU per move counts the untimed set-up too (creating and joining each",
+        "table's game: two requests a table), a larger share here than in the closed loop.",
+        "",
+    ]
+    head = ["offered /s", "achieved /s", "requests", "p50 ms", "p95 ms", "p99 ms", "max ms"]
+    head += ["late", "errors", "server CPU ms / req", "load CPU s"]
+    row = [
+        _f(o["offered_per_second"]),
+        _f(o["per_second"]),
+        _f(o["requests"]),
+        _f(o["p50_ms"]),
+        _f(o["p95_ms"]),
+        f"**{_f(o['p99_ms'])}**",
+        _f(o["max_ms"]),
+        _f(o["late"]),
+        _f(o["errors"]),
+        f"{_f(o.get('workers_cpu_ms'), 2)} + {_f(o.get('postgres_cpu_ms'), 2)} PG",
+        _f(o.get("load_cpu_seconds"), 2),
+    ]
+    lines += _table(head, [row], "r" * len(head))
+    samples = o.get("error_samples") or []
+    if samples:
+        lines += ["First errors:", ""] + [f"- `{p}`" for p in samples[:5]] + [""]
     return lines
 
 

@@ -34,8 +34,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from referee import folding, services
-from referee.engine import RefereeError, RuleSet
+from referee import folding, services, store
+from referee.engine import RefereeError
 from referee.engine.game import Game as EngineGame
 from referee.engine.moves import Move
 from referee.engine.strategies import STRATEGIES, choose, decision_rng, observe
@@ -49,7 +49,8 @@ from referee.exceptions import (
     VersionMismatch,
 )
 from referee.models import Game, Seat, TableToken
-from referee.selectors import game_state_for, load_current_round
+from referee.selectors import game_state_for
+from referee.store import rules_of, set_state, state_of
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ class OrganiserForComputer(services.Actor):
 
 def computer_seats(game: Game) -> dict[int, str]:
     """The game's computer seats (0–4) and their strategies, from the game row (no query)."""
-    return {int(seat): name for seat, name in (game.state.get("computer_seats") or {}).items()}
+    return {int(seat): name for seat, name in state_of(game).computer_seats.items()}
 
 
 # -- writes ------------------------------------------------------------------------------
@@ -106,10 +107,8 @@ def computer_seats_setup(*, game: Game, strategies: dict[int, str]) -> None:
         if seat not in range(5) or name not in STRATEGIES:
             raise ValueError(f"seat {seat} cannot be played by {name!r}")
         Seat.objects.filter(game=game, number=seat).update(computer=name)
-    game.state = {
-        **game.state,
-        "computer_seats": {str(s): n for s, n in sorted(strategies.items())},
-    }
+    seats = {str(s): n for s, n in sorted(strategies.items())}
+    set_state(game, store.replace(state_of(game), computer_seats=seats))
     game.save(update_fields=["state"])
 
 
@@ -144,7 +143,7 @@ def seat_strategy_set(
                 revoked_at=timezone.now()
             )
         game.version += 1
-        game.state = {**game.state, "computer_seats": dict(sorted(seats.items()))}
+        set_state(game, store.replace(state_of(game), computer_seats=dict(sorted(seats.items()))))
         game.save(update_fields=["version", "state"])
     computer_turns_play(game_id=game_id)
     return game_state_for(Game.objects.get(pk=game_id), viewer=None)
@@ -247,10 +246,8 @@ def after_event(game: Game, actor: services.Actor) -> bool:
 
 
 def _fold(game: Game) -> EngineGame:
-    current = load_current_round(game)
-    engine, _ = folding.fold(
-        RuleSet.from_dict(game.rules), current.events_as_pairs(), snapshot=current.snapshot
-    )
+    current = store.current_round(game)
+    engine, _ = folding.fold(rules_of(game), current.events_as_pairs(), snapshot=current.snapshot)
     return engine
 
 

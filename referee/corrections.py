@@ -23,9 +23,9 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from referee import folding, signals
+from referee import folding, signals, store
 from referee.engine import Game as EngineGame
-from referee.engine import RefereeError, RuleSet
+from referee.engine import RefereeError
 from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
 from referee.engine.records import Record, replay
 from referee.engine.round import check_seat
@@ -51,6 +51,7 @@ from referee.services import (
     _refusal_log,
     _remember,
 )
+from referee.store import rules_of, set_state, state_of
 
 # Positions moved during a correction park here first: a live position is unique per game.
 _PARKING_OFFSET = 1_000_000_000
@@ -348,7 +349,7 @@ def game_replace(*, game_id: Any, record: Any, actor: Actor, reason: str = "") -
                 gettext_noop("a corrected record keeps the game's players (re-seat them first)"),
                 rule="R38",
             )
-        if parsed.rules.to_dict() != RuleSet.from_dict(game.rules).to_dict():
+        if parsed.rules.to_dict() != rules_of(game).to_dict():
             raise RecordInvalid(gettext_noop("a game's rule set never changes"), rule="R40")
         folding.check_storable(record)
         replay(parsed)
@@ -531,7 +532,7 @@ def _judge(game: Game, slots: list[_Slot]) -> EngineGame:
     fold would put an event in another round than the one it belongs to.
     """
     entries = [folding.Entry(s.kind, s.payload, s.round) for s in slots]
-    rules = RuleSet.from_dict(game.rules)
+    rules = rules_of(game)
     record = folding.entries_record(game.players, rules, entries)
     replay(Record.parse(record))
     engine, effects = _fold_slots(game, slots)
@@ -544,7 +545,7 @@ def _judge(game: Game, slots: list[_Slot]) -> EngineGame:
 
 
 def _fold_slots(game: Game, slots: list[_Slot]) -> tuple[EngineGame, list[folding.Effects]]:
-    return folding.fold(RuleSet.from_dict(game.rules), [(s.kind, s.payload) for s in slots])
+    return folding.fold(rules_of(game), [(s.kind, s.payload) for s in slots])
 
 
 def _current_round_number(engine: EngineGame) -> int:
@@ -588,7 +589,7 @@ def _store(
     for event, position in moved:
         event.position = position + _PARKING_OFFSET
     Event.objects.bulk_update([e for e, _ in moved], ["position"])
-    session_id = game.state.get("session_id")
+    session_id = state_of(game).session_id
     new_rows = []
     for slot, position in zip(after, positions, strict=True):
         if not slot.changed:
@@ -610,8 +611,8 @@ def _store(
     for event, position in moved:
         event.position = position
     Event.objects.bulk_update([e for e, _ in moved], ["position"])
-    next_position = max([game.state.get("next_position") or 0, *(p + 1 for p in positions)])
-    game.state = {**game.state, "next_position": next_position}
+    next_position = max([state_of(game).next_position or 0, *(p + 1 for p in positions)])
+    set_state(game, store.replace(state_of(game), next_position=next_position))
     correction.changes = _audit(before, after)
     if kind == Correction.Kind.AMEND and len(created) == 1:
         correction.replacement = created[0]
@@ -658,8 +659,12 @@ def _audit(before: list[_Slot], after: list[_Slot]) -> list[dict[str, Any]]:
 def _recache(game: Game, engine: EngineGame, slots: list[_Slot]) -> None:
     """Re-cache the fold's snapshot and the seats' substitutes; a new version."""
     snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(engine.rules))
-    game.version += 1
-    game.state = {**game.state, "snapshot": snapshot, "substitutes": substitutes_of(slots)}
+    game.version += 1  # the current round's cache is of an older version: read again
+    substitutes = tuple(tuple(s) for s in substitutes_of(slots))
+    set_state(
+        game,
+        store.replace(state_of(game), snapshot=snapshot, substitutes=substitutes, current=None),
+    )
     game.save(update_fields=["version", "state"])
 
 

@@ -2,17 +2,16 @@
 
 Reading a game costs a constant number of queries however long it is: the
 game row caches a snapshot of the standing at the start of its last round
-(``Game.state["snapshot"]``) and only that round's events are folded.
+(``referee.store.GameState.snapshot``) and only that round's events are folded.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from referee import folding
+from referee import folding, store
 from referee.engine import Game as EngineGame
-from referee.engine import RuleSet, Tile
+from referee.engine import Tile
 from referee.engine.outcome import RoundOutcome
 from referee.engine.tiles import SEATS
 from referee.models import Event, Game
@@ -20,41 +19,18 @@ from referee.models import Event, Game
 LAST_EVENTS = 12
 
 
-@dataclass
-class CurrentRound:
-    """The snapshot a fold resumes from, the live events since, and the seat names."""
-
-    snapshot: dict[str, Any]
-    events: list[Event]
-    players: list[str]
-
-    def events_as_pairs(self) -> list[tuple[str, dict[str, Any]]]:
-        return [(e.kind, e.payload) for e in self.events]
-
-
-def load_current_round(game: Game) -> CurrentRound:
-    """The live events of the game's last round and the seat names (two queries)."""
-    snapshot = game.state.get("snapshot") or folding.initial_snapshot(RuleSet.from_dict(game.rules))
-    events = list(
-        Event.objects.filter(
-            game=game, revoked_by__isnull=True, round_number__gte=snapshot["round"]
-        ).order_by("position")
-    )
-    players = list(game.seats.order_by("number").values_list("name", flat=True))
-    for _, seat, name, _ in sorted(
-        game.state.get("substitutes") or [], key=lambda sub: sub[0] or 0
-    ):
-        players[seat] = name  # who sits the seat now (R38)
-    return CurrentRound(snapshot, events, players)
+CurrentRound = store.CurrentRound
+load_current_round = store.current_round
+"""The live events of the game's last round and the seat names (``referee.store``)."""
 
 
 def game_state_for(
     game: Game, *, viewer: int | None = None, viewer_label: str | None = None
 ) -> dict[str, Any]:
     """The state of a stored game as ``game_state`` gives it (three queries)."""
-    current = load_current_round(game)
+    current = store.current_round(game)
     engine, effects = folding.fold(
-        RuleSet.from_dict(game.rules), current.events_as_pairs(), snapshot=current.snapshot
+        store.rules_of(game), current.events_as_pairs(), snapshot=current.snapshot
     )
     return game_state(
         game,
@@ -70,7 +46,7 @@ def game_state_for(
 def game_state(
     game: Game,
     engine: EngineGame,
-    events: list[Event],
+    events: list[Any],
     effects: list[folding.Effects],
     *,
     viewer: int | None,
@@ -106,7 +82,8 @@ def game_state(
     else:
         status = "in_play" if rnd.moves else "awaiting_lead"
         turn = rnd.turn
-    computers = game.state.get("computer_seats") or {}  # R39, cached on the row
+    cached = store.state_of(game)
+    computers = cached.computer_seats  # R39, cached on the row
     seats = []
     for seat in range(SEATS):
         hand = rnd.hands.get(seat) if rnd else None
@@ -130,7 +107,7 @@ def game_state(
         "id": str(game.pk),
         "version": game.version,
         "status": game.status,
-        "session": game.state.get("session"),
+        "session": cached.session,
         "table": standing.table,
         "camat": standing.camat,
         "turn": turn,
@@ -214,7 +191,7 @@ def _void_banner(game_round: Any) -> dict[str, Any]:
     }
 
 
-def _event_summary(event: Event, effect: folding.Effects) -> dict[str, Any]:
+def _event_summary(event: Any, effect: folding.Effects) -> dict[str, Any]:
     payload = event.payload
     data: dict[str, Any] = {
         "position": event.position,

@@ -24,9 +24,9 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from referee import conditional, folding, lockouts, signals
+from referee import conditional, folding, lockouts, signals, store
 from referee.engine import Game as EngineGame
-from referee.engine import RefereeError, RuleSet
+from referee.engine import RefereeError
 from referee.engine.errors import RecordInvalid, ngettext_noop
 from referee.engine.records import RECORD_FORMAT, Record, export_record, replay
 from referee.engine.tiles import SEATS
@@ -60,7 +60,8 @@ from referee.models import (
     TableToken,
     hash_token,
 )
-from referee.selectors import game_state, game_state_for, load_current_round
+from referee.selectors import game_state, game_state_for
+from referee.store import GameState, rules_of, set_state, state_of
 
 # A seat stores its player's name in at most this many characters (``Seat.name``).
 PLAYER_NAME_MAX_LENGTH = 80
@@ -222,7 +223,10 @@ def game_create(
     game = Game.objects.create(
         rules=rule_set.to_dict(),
         created_by=created_by if created_by is not None and created_by.is_authenticated else None,
-        state={"snapshot": folding.initial_snapshot(rule_set), "next_position": 0},
+        state=store.replace(
+            GameState.initial(rule_set),
+            current=store.RoundCache(0, 1, (), tuple(n.strip() for n in seating.names)),
+        ).to_json(),
         club_id=seating.club_id,
         season_id=seating.season_id,
     )
@@ -279,15 +283,36 @@ def game_import(
         for position, (entry, effect) in enumerate(zip(entries, effects, strict=True))
     )
     game.version = len(entries)
-    game.state = {
-        "snapshot": folding.advance_snapshot(engine, folding.initial_snapshot(parsed.rules)),
-        "next_position": len(entries),
-        "substitutes": [
-            [e.payload["round"], e.payload["seat"], e.payload["name"], None]
-            for e in entries
-            if e.kind == "substitute"
-        ],
-    }
+    snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(parsed.rules))
+    substitutes = tuple(
+        (e.payload["round"], e.payload["seat"], e.payload["name"], None)
+        for e in entries
+        if e.kind == "substitute"
+    )
+    created = state_of(game).current
+    assert created is not None  # game_create caches the seats' names
+    players = list(created.players)
+    for _, seat, name, _ in sorted(substitutes, key=lambda sub: sub[0] or 0):
+        players[seat] = name  # who sits the seat now (R38)
+    current = store.RoundCache(
+        game.version,
+        snapshot["round"],
+        tuple(
+            store.CachedEvent(position, e.kind, e.payload, e.round, f"import by {actor}")
+            for position, e in enumerate(entries)
+            if e.round >= snapshot["round"]
+        ),
+        tuple(players),
+    )
+    set_state(
+        game,
+        GameState(
+            snapshot=snapshot,
+            next_position=len(entries),
+            substitutes=substitutes,
+            current=current,
+        ),
+    )
     game.save(update_fields=["version", "state"])
     signals.rounds_changed.send(Game, game=game, engine=engine, played_at=played_at)
     return game
@@ -366,7 +391,7 @@ def table_join(
     ``seat_is_computer`` (409) for a computer seat (R39).
     """
     game = join_code_check(join_code=join_code, client=client)
-    if seat is not None and str(seat) in (game.state.get("computer_seats") or {}):
+    if seat is not None and str(seat) in state_of(game).computer_seats:
         raise SeatIsComputer()  # R39: no phone reads the computer's hand
     key = secrets.token_urlsafe(32)
     with transaction.atomic():
@@ -513,10 +538,10 @@ def event_submit(
         if (replayed := _idempotent_replay(game, idempotency)) is not None:
             return replayed
         _check_open(game, precondition, actor)
-        current = load_current_round(game)
+        current = store.current_round(game)
         try:
             engine, effects = folding.fold(
-                RuleSet.from_dict(game.rules), current.events_as_pairs(), snapshot=current.snapshot
+                rules_of(game), current.events_as_pairs(), snapshot=current.snapshot
             )
             effect = folding.apply_event(engine, kind, payload)
         except RefereeError as error:
@@ -531,25 +556,37 @@ def event_submit(
                 )
         if refused is None:
             session_id, session_number = _open_session(game)
-            event = Event.objects.create(
-                game=game,
-                position=_next_position(game),
+            snapshot = folding.advance_snapshot(engine, current.snapshot)
+            position = _next_position(game)
+            new = store.CachedEvent(position, kind, payload, effect.round, actor.label)
+            event = store.append_event(
+                game,
+                position=position,
                 kind=kind,
                 payload=payload,
                 round_number=effect.round,
                 session_id=session_id,
                 entered_by=actor.label,
+                state=store.replace(
+                    state_of(game),
+                    snapshot=snapshot,
+                    next_position=position + 1,
+                    session=session_number,
+                    session_id=session_id,
+                    # The round the next fold resumes at, for the version written now.
+                    current=store.RoundCache(
+                        version=game.version + 1,
+                        round=snapshot["round"],
+                        events=tuple(
+                            store.CachedEvent.of(e)
+                            for e in [*current.events, new]
+                            if e.round_number >= snapshot["round"]
+                        ),
+                        players=tuple(current.players),
+                    ),
+                ),
             )
-            game.version += 1
-            snapshot = folding.advance_snapshot(engine, current.snapshot)
-            game.state = {
-                **game.state,
-                "snapshot": snapshot,
-                "next_position": event.position + 1,
-                "session": session_number,
-                "session_id": session_id,
-            }
-            game.save(update_fields=["version", "state"])
+            events = [*current.events, event]
             if effect.settled:  # the league's stats of that round, in this transaction
                 signals.round_settled.send(
                     Game,
@@ -558,7 +595,6 @@ def event_submit(
                     snapshot=current.snapshot,
                     played_at=event.created_at,
                 )
-            events = [*current.events, event]
             body = {
                 "event": _event_dict(event, effect),
                 "effects": effect.to_dict(),
@@ -674,7 +710,7 @@ def session_start(
     GameSession.objects.filter(game=game, ended_at__isnull=True).update(ended_at=timezone.now())
     session = GameSession.objects.create(game=game, number=game.sessions.count() + 1)
     game.version += 1
-    game.state = {**game.state, "session": session.number, "session_id": session.pk}
+    set_state(game, store.replace(state_of(game), session=session.number, session_id=session.pk))
     game.save(update_fields=["version", "state"])
     return session
 
@@ -696,7 +732,7 @@ def session_end(
     session.ended_at = timezone.now()
     session.save(update_fields=["ended_at"])
     game.version += 1
-    game.state = {**game.state, "session": None, "session_id": None}
+    set_state(game, store.replace(state_of(game), session=None, session_id=None))
     game.save(update_fields=["version", "state"])
     return session
 
@@ -719,7 +755,7 @@ def game_close(*, game_id: Any, actor: Actor, precondition: Precondition | None 
     game.status = Game.Status.CLOSED
     game.closed_at = now
     game.version += 1
-    game.state = {**game.state, "session": None, "session_id": None}
+    set_state(game, store.replace(state_of(game), session=None, session_id=None))
     game.save(update_fields=["status", "closed_at", "version", "state"])
     return game
 
@@ -772,7 +808,7 @@ def _next_position(game: Game) -> int:
     moves it on; a game stored before they did gets it from its events (never from the
     version, which sittings and corrections also move on).
     """
-    if (position := game.state.get("next_position")) is not None:
+    if (position := state_of(game).next_position) is not None:
         return int(position)
     last = game.events.aggregate(last=Max("position"))["last"]
     return 0 if last is None else last + 1
@@ -780,7 +816,7 @@ def _next_position(game: Game) -> int:
 
 def _lock(game_id: Any) -> Game:
     """The game row, locked until the transaction ends (serialises writes to one game)."""
-    return Game.objects.select_for_update().get(pk=game_id)
+    return store.lock(game_id)
 
 
 def _check_open(game: Game, precondition: Precondition | None, actor: Actor) -> None:
@@ -792,15 +828,15 @@ def _check_open(game: Game, precondition: Precondition | None, actor: Actor) -> 
         raise error(state=game_state_for(game, viewer=actor.seat, viewer_label=actor.label))
 
 
-
 def _open_session(game: Game) -> tuple[int, int]:
     """The open sitting's (id, number), started on the first event if none is open.
 
     The game row caches it (``state["session_id"]``, written by the services that open
     and end sittings under the same lock), so a move in an open sitting costs no query.
     """
-    if game.state.get("session") is not None and game.state.get("session_id") is not None:
-        return game.state["session_id"], game.state["session"]
+    state = state_of(game)
+    if state.session is not None and state.session_id is not None:
+        return state.session_id, state.session
     session = GameSession.objects.filter(game=game, ended_at__isnull=True).first()
     if session is None:
         session = GameSession.objects.create(game=game, number=game.sessions.count() + 1)
@@ -841,21 +877,24 @@ def _remember(
 def _full_fold(game: Game) -> tuple[EngineGame, list[folding.Effects]]:
     """Fold every live event of the game from its start (after a correction, for export)."""
     events = game.events.filter(revoked_by__isnull=True).order_by("position")
-    return folding.fold(RuleSet.from_dict(game.rules), [(e.kind, e.payload) for e in events])
+    return folding.fold(rules_of(game), [(e.kind, e.payload) for e in events])
 
 
 def _after_correction(game: Game, actor: Actor, extra: dict[str, Any]) -> dict[str, Any]:
     """Refold the whole game after a correction and re-cache its snapshot and substitutes."""
     engine, _ = _full_fold(game)
     snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(engine.rules))
-    substitutes = [
-        [p.get("round"), p.get("seat"), p.get("name"), p.get("player")]
+    substitutes = tuple(
+        (p.get("round"), p.get("seat"), p.get("name"), p.get("player"))
         for p in game.events.filter(revoked_by__isnull=True, kind=Event.Kind.SUBSTITUTE)
         .order_by("position")
         .values_list("payload", flat=True)
-    ]
-    game.version += 1
-    game.state = {**game.state, "snapshot": snapshot, "substitutes": substitutes}
+    )
+    game.version += 1  # the current round's cache is of an older version: read again
+    set_state(
+        game,
+        store.replace(state_of(game), snapshot=snapshot, substitutes=substitutes, current=None),
+    )
     game.save(update_fields=["version", "state"])
     # The correction may change any settled round; each keeps its time (issue 13 item 5).
     signals.rounds_changed.send(Game, game=game, engine=engine, played_at=None)

@@ -44,8 +44,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from referee import folding, selectors
-from referee.engine import RuleSet
 from referee.models import Event, Game
+from referee.store import rules_of, state_of
 from referee.web.selectors import _banner, _event_view, _seat_view
 from referee.web.views import POLL_SECONDS, HtmxHttpRequest, database_unavailable_as_503
 from scoring.api.filters import STANDINGS_DEFAULT_ORDERING
@@ -166,9 +166,7 @@ def room_state(club: Club, *, now: dt.datetime | None = None) -> Room:
         .order_by("created_at", "pk")[:MAX_TABLES]
     )
     snapshots = {
-        game.pk: game.state.get("snapshot")
-        or folding.initial_snapshot(RuleSet.from_dict(game.rules))
-        for game in games
+        game.pk: state_of(game).snapshot for game in games
     }
     events: dict[Any, list[Event]] = {game.pk: [] for game in games}
     if games:
@@ -193,16 +191,14 @@ def _players(game: Game) -> list[str]:
     """The names at the game's seats now, substitutes included (R38), as
     ``referee.selectors.load_current_round`` gives them (from the prefetched seats)."""
     players = [seat.name for seat in sorted(game.seats.all(), key=lambda s: s.number)]
-    for _, seat, name, _ in sorted(
-        game.state.get("substitutes") or [], key=lambda sub: sub[0] or 0
-    ):
+    for _, seat, name, _ in sorted(state_of(game).substitutes, key=lambda sub: sub[0] or 0):
         players[seat] = name
     return players
 
 
 def _table(number: int, game: Game, snapshot: dict[str, Any], events: list[Event]) -> RoomTable:
     engine, effects = folding.fold(
-        RuleSet.from_dict(game.rules), [(e.kind, e.payload) for e in events], snapshot=snapshot
+        rules_of(game), [(e.kind, e.payload) for e in events], snapshot=snapshot
     )
     # viewer=None: the state of a page without a seat, where no declared hand is read (R31).
     state = selectors.game_state(game, engine, events, effects, viewer=None, players=_players(game))

@@ -25,6 +25,7 @@ from referee.engine import Game as EngineGame
 from referee.engine import RuleSet
 from referee.engine.names import identity_key
 from referee.models import Game, Seat
+from referee.store import state_of
 from scoring import ratings as ratings_core
 from scoring import selectors
 from scoring.exceptions import (
@@ -480,9 +481,7 @@ def check_not_seated_elsewhere(*, player: Player, game: Game | None = None) -> N
 def occupants_now(game: Game) -> dict[int, int | None]:
     """Seat → the club player sitting it now (``None`` for a guest), substitutes applied."""
     now: dict[int, int | None] = dict(game.seats.values_list("number", "player_id"))
-    for _, seat, _, player in sorted(
-        game.state.get("substitutes") or [], key=lambda sub: sub[0] or 0
-    ):
+    for _, seat, _, player in sorted(state_of(game).substitutes, key=lambda sub: sub[0] or 0):
         now[seat] = player
     return now
 
@@ -492,7 +491,7 @@ def _insert(
 ) -> list[SeatRound]:
     """Insert the rows of ``lines`` in place of ``old`` (already deleted); totals follow."""
     players = dict(game.seats.values_list("number", "player_id"))
-    substitutes = sorted(game.state.get("substitutes") or [], key=lambda sub: sub[0] or 0)
+    substitutes = sorted(state_of(game).substitutes, key=lambda sub: sub[0] or 0)
 
     def player_of(number: int, seat: int) -> int | None:
         """Who sat ``seat`` in round ``number``: the latest substitute from then on (R38)."""

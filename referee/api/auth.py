@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from referee.league import league
 from referee.models import Game, TableToken, hash_token
 from referee.services import Actor
+from referee.store import live_token
 
 TABLE_KEYWORD = "Table"
 
@@ -31,11 +32,7 @@ class TableTokenAuthentication(authentication.BaseAuthentication):
         if len(header) != 2:
             raise exceptions.AuthenticationFailed("Invalid table token header.")
         key = header[1].decode(errors="replace")
-        token = (
-            TableToken.objects.filter(key_hash=hash_token(key), revoked_at__isnull=True)
-            .select_related("game")
-            .first()
-        )
+        token = live_token(hash_token(key))
         if token is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked table token.")
         return AnonymousUser(), token

@@ -18,6 +18,7 @@ from django.utils.translation import gettext, gettext_noop, pgettext
 from referee import selectors
 from referee.engine import ALL_TILES, RuleSet, Tile
 from referee.models import Game, TableToken
+from referee.store import rules_of
 
 TILE_NAMES = tuple(str(tile) for tile in ALL_TILES)
 
@@ -208,7 +209,7 @@ class TablePage:
     @property
     def first_lead(self) -> tuple[str, str]:
         """The game's first-lead double and, joined, the ones that lead if it sleeps (R5, R40)."""
-        doubles = [str(tile) for tile in RuleSet.from_dict(self.game.rules).first_lead_doubles]
+        doubles = [str(tile) for tile in rules_of(self.game).first_lead_doubles]
         return doubles[0], ", ".join(doubles[1:])
 
     @property
@@ -234,6 +235,7 @@ def table_page(
     confirm_undo: bool = False,
     ticked: frozenset[str] = frozenset(),
     pips: str = "",
+    state: dict[str, Any] | None = None,
 ) -> TablePage:
     """The page of ``token``'s game as that phone sees it (its seat, or the scorekeeper).
 
@@ -243,9 +245,14 @@ def table_page(
     a live update or a refusal redraws it, like the typed ``pips``); ``confirm_undo``
     asks before undoing.
     A ``pick`` or ``reveal`` that the state no longer allows is dropped.
+    ``state``: the game's state as this phone sees it, when the caller has it already (a
+    tap's answer from ``services.event_submit``): then the page costs no query or fold.
+    Without it the page shows the game as of the row ``token.game`` holds (a request
+    reads it afresh; a caller that wrote since refreshes it first).
     """
     game = token.game
-    state = selectors.game_state_for(game, viewer=token.seat, viewer_label=token.actor)
+    if state is None:
+        state = selectors.game_state_for(game, viewer=token.seat, viewer_label=token.actor)
     rnd = state["round"]
     my_seat = token.seat
     is_open = state["status"] == Game.Status.OPEN

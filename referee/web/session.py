@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.http import HttpRequest
 
 from referee.models import TableToken, hash_token
+from referee.store import live_token
 
 SESSION_KEY = "domeng_table_token"
 
@@ -29,8 +30,4 @@ def session_token(request: HttpRequest) -> TableToken | None:
     key = request.session.get(SESSION_KEY)
     if not isinstance(key, str) or not key:
         return None
-    return (
-        TableToken.objects.filter(key_hash=hash_token(key), revoked_at__isnull=True)
-        .select_related("game")
-        .first()
-    )
+    return live_token(hash_token(key))

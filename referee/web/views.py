@@ -249,7 +249,9 @@ def reveal(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         seat = request.POST.get("seat", "")
         pips = request.POST.get("pips", "")
-        extra = {"reveal": int(seat), "ticked": ticked, "pips": pips} if _is_seat(seat) else {}
+        extra: dict[str, Any] = (
+            {"reveal": int(seat), "ticked": ticked, "pips": pips} if _is_seat(seat) else {}
+        )
         return _answer(request, token, _form_refusal(form), 400, **extra)
     return _submit(request, token, form, "reveal")
 
@@ -276,7 +278,9 @@ def undo(request: HtmxHttpRequest) -> HttpResponse:
         )
     except (RefereeError, ServiceError) as error:
         return _answer(request, token, *_refusal(error, token, gettext("the undo")))
-    return _answer(request, token, _accepted(outcome, undone=True), 200)
+    return _answer(
+        request, token, _accepted(outcome, undone=True), 200, state=_fresh_state(outcome)
+    )
 
 
 def _submit(
@@ -303,7 +307,12 @@ def _submit(
                 "pips": str(payload.get("pips", "")),
             }
         return _answer(request, token, flash, status, **keep)
-    return _answer(request, token, _accepted(outcome), 201)
+    return _answer(request, token, _accepted(outcome), 201, state=_fresh_state(outcome))
+
+
+def _fresh_state(outcome: services.Outcome) -> dict[str, Any] | None:
+    """The state a tap's answer carries, unless it is a replay's (stored then: stale now)."""
+    return None if outcome.replayed else outcome.body.get("state")
 
 
 # -- organisers ------------------------------------------------------------------------
@@ -509,15 +518,23 @@ def _answer(
     token: TableToken,
     flash: dict[str, Any] | None,
     status: int,
+    *,
+    state: dict[str, Any] | None = None,
     **modes: Any,
 ) -> HttpResponse:
-    """htmx: the refreshed partial (with the flash); a plain form post: back to the page."""
-    token.game.refresh_from_db()
+    """htmx: the refreshed partial (with the flash); a plain form post: back to the page.
+
+    ``state``: the new state a service answered with, as this phone sees it; without it
+    the game is read and folded again (a refusal, a replayed tap).
+    """
+    if state is None:
+        token.game.refresh_from_db()
     page = table_page(
         token,
         reveal=modes.get("reveal"),
         ticked=modes.get("ticked", frozenset()),
         pips=modes.get("pips", ""),
+        state=state,
     )
     if flash is not None and flash.get("entered") is not None:
         position = flash.pop("entered")
@@ -596,6 +613,7 @@ def _stale_text(token: TableToken, tap: str) -> str:
                 "the table below shows it, tap again if needed."
             )
         return text % {"tap": tap}
+    token.game.refresh_from_db()  # another phone wrote after this request read the game
     page = table_page(token)
     change = _latest_change(page)
     if mine:

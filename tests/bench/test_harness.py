@@ -5,12 +5,13 @@ Fast and without a server or database: ``make bench`` runs the real thing.
 
 from __future__ import annotations
 
+import asyncio
 import math
 
 import pytest
 
 from bench import core, ladder, report
-from bench.load import record_events, table_records
+from bench.load import Table, Tally, _open_loop, record_events, table_records
 from referee.engine.records import replay_record
 
 
@@ -151,3 +152,49 @@ def test_the_ladder_fails_a_strong_seat_not_measurably_ahead_or_over_its_time(hi
     }  # fmt: skip
 
     assert [what for what, ok in report.checks(results) if not ok] == failed
+
+
+async def _slow_server(delay: float) -> asyncio.Server:
+    """A loopback HTTP server that answers every request 201 after ``delay`` seconds."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        length = 0
+        while (line := await reader.readline()) not in (b"\r\n", b""):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        await reader.readexactly(length)
+        await asyncio.sleep(delay)
+        writer.write(b"HTTP/1.1 201 Created\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+        await writer.drain()
+        writer.close()
+
+    return await asyncio.start_server(answer, "127.0.0.1", 0)
+
+
+def _open_loop_against(delay: float) -> tuple[Tally, int]:
+    async def run() -> tuple[Tally, int]:
+        server = await _slow_server(delay)
+        port = server.sockets[0].getsockname()[1]
+        tables = [Table({}, [("moves/", {"seat": i})] * 10, "g", "Table k") for i in range(4)]
+        tally = Tally()
+        late = await _open_loop(
+            "127.0.0.1", port, tables, tally, period=0.05, seconds=0.5, keep_alive=False, seed=1
+        )
+        server.close()
+        return tally, late
+
+    return asyncio.run(run())
+
+
+def test_the_open_loop_counts_latency_from_when_a_move_was_due_not_when_it_was_sent():
+    # Answers in 10 ms, a move every 50 ms: on schedule, latency ≈ the server's time.
+    quick, quick_late = _open_loop_against(0.01)
+    # Answers in 120 ms, a move due every 50 ms: each table falls further behind, and its
+    # moves' latencies grow with the wait for their turn (no coordinated omission).
+    slow, slow_late = _open_loop_against(0.12)
+
+    assert (len(quick.latencies), quick.errors) == (40, [])
+    assert report.percentile(quick.latencies, 0.5) < 0.1  # (a busy machine may delay a few)
+    assert (len(slow.latencies), slow.errors) == (40, [])
+    assert slow_late > 0
+    assert max(slow.latencies) > 0.12 * 10 - 0.05 * 10  # the last move waited for 9 others

@@ -24,16 +24,16 @@ pytestmark = pytest.mark.django_db
 
 SCENARIO = "g101_generated_40_rounds"
 # Table token (with its game); then, in the service's transaction (a savepoint and its
-# release inside the test's own): the game locked, the round's events, seat names, the
-# event inserted, the game updated (the open sitting is cached on the game row). The
-# first event of a sitting also looks for an open one, counts the sittings and opens
-# one (R27).
-MOVE_QUERIES = 8
+# release inside the test's own): the game locked (its row caches the round's events, the
+# seats' names and the open sitting: ``referee.store``), the event inserted and the game
+# updated in one statement. The first event of a sitting also looks for an open one,
+# counts the sittings and opens one (R27).
+MOVE_QUERIES = 5
 FIRST_MOVE_QUERIES = MOVE_QUERIES + 3
 # The move that ends a round also rewrites the league's rows for that round (scoring).
 ROUND_END_QUERIES = MOVE_QUERIES + 3
-# Table token (with its game), the round's events, seat names.
-STATE_QUERIES = 3
+# Table token (with its game, whose row caches the round's events and the seats' names).
+STATE_QUERIES = 1
 
 
 def phone(game: Game) -> APIClient:

@@ -280,6 +280,7 @@ def test_a_tile_asserted_sleeping_by_the_first_lead_says_why(game: Game, joined,
 def test_tiles_left_start_again_at_five_when_a_round_is_won(game: Game, scorekeeper) -> None:
     keeper = scorekeeper(game)
     enter(game, keeper, [record_move(*move) for move in CEKI_WITH_A_PASS])
+    keeper.token.game.refresh_from_db()  # as a request reads its token's game afresh
     page = table_page(keeper.token)
     assert page.status == "awaiting_lead"
     assert [seat["tiles_left"] for seat in page.seats] == [5, 5, 5, 5, 5]

@@ -105,6 +105,7 @@ def test_every_open_table_shows_its_names_stones_camat_and_last_move_R23_R24(
     assert str(closed.pk) not in html
     assert str(elsewhere.pk) not in html
     first, second, third = table_html(html, 1), table_html(html, 2), table_html(html, 3)
+    elected.refresh_from_db()  # the state cached on the row is of the version read
     state = selectors.game_state_for(elected)
     assert state["camat"] is not None  # scenario 14 elects one (R24)
     for seat in state["seats"]:

@@ -10,7 +10,7 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from referee import services
+from referee import folding, services
 from referee.models import Event, Game, TableToken
 from referee.web.selectors import table_page
 from tests.referee.web.conftest import enter, live_events
@@ -154,6 +154,23 @@ def test_a_tap_enters_the_move_for_the_seat_to_play(joined, game: Game) -> None:
     assert shown_version(response) == 1
     assert flash(response) == ("ok", "Entered: Andi played 6-6.")  # says what was entered
     assert Event.objects.get(game=game).payload == {"seat": 0, "tile": "6-6"}
+
+
+def test_a_tap_folds_the_round_once_and_draws_the_page_from_the_referees_answer(
+    joined, game: Game, scorekeeper, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    enter(game, scorekeeper(game), [record_move(*move) for move in CEKI_WITH_A_PASS[:2]])
+    client = joined(game)
+    folds = []
+    fold = folding.fold
+    monkeypatch.setattr(folding, "fold", lambda *a, **k: folds.append(1) or fold(*a, **k))
+
+    response = tap(client, game, seat=2, tile="1-3")
+
+    assert response.status_code == 201
+    assert len(folds) == 1  # the service's; the page reuses the state it answered (R27)
+    assert shown_version(response) == 3
+    assert flash(response) == ("ok", "Entered: Cakra played 1-3.")
 
 
 def test_the_same_key_twice_counts_once(joined, game: Game) -> None:
@@ -304,7 +321,7 @@ def test_only_a_tile_fitting_two_different_ends_needs_a_second_tap(game: Game, s
     moves = [record_move(*move) for move in CEKI_WITH_A_PASS[:10]]
     keeper = scorekeeper(game)
     enter(game, keeper, moves)
-    game.refresh_from_db()
+    keeper.token.game.refresh_from_db()  # as a request reads its token's game afresh
     states = _states(keeper.token)  # ends (5, 6), seat 0 to play
     assert states["5-6"] == "choose_end"
     assert states["6-6"] == "played"

@@ -1,0 +1,382 @@
+"""The stored game's one owner: its cached state, its current round, its rule set, its writes.
+
+A game is its events (``referee.models.Event``); what the table sees is the
+rules core's fold over them. The ``Game`` row caches what a fold needs so that
+a move reads one row and writes one row:
+
+- ``GameState`` is the typed form of ``Game.state`` (the JSON column). Only this
+  module reads or writes that JSON: ``state_of(game)`` and ``set_state(game, state)``.
+- ``GameState.snapshot``: the standing at the start of the last round begun
+  (``referee.folding.advance_snapshot``, R27); folding that round's live events from
+  it gives the whole game's state.
+- ``GameState.current``: that round's live events and the seats' names, valid for
+  one version of the game only (``RoundCache.version``). A write that moves the
+  version on without refreshing it (a sitting, a correction, a re-seating)
+  invalidates it, and the next read takes the events from their table again.
+- ``rules_of(game)``: the game's ``RuleSet`` (R40), parsed once per process for a
+  given rule set (rules never change after creation).
+
+``append_event`` stores an accepted event with the game's new version and state:
+one statement on PostgreSQL (a data-modifying ``WITH``), two elsewhere. The
+caller holds the game's row lock (``lock``) in the same transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Any, TypeVar
+
+from django.db import connection, models
+from django.utils import timezone
+
+from referee import folding
+from referee.engine import RuleSet
+from referee.models import Event, Game, TableToken
+
+_M = TypeVar("_M", bound=models.Model)
+
+__all__ = [
+    "CachedEvent",
+    "CurrentRound",
+    "GameState",
+    "RoundCache",
+    "append_event",
+    "current_round",
+    "live_token",
+    "lock",
+    "replace",
+    "rules_of",
+    "set_state",
+    "state_of",
+]
+
+
+# -- the rule set ----------------------------------------------------------------------
+
+
+@lru_cache(maxsize=256)
+def _rules(canonical: str) -> RuleSet:
+    return RuleSet.from_dict(json.loads(canonical))
+
+
+def rules_of(game: Game) -> RuleSet:
+    """The game's rule set (R40), parsed once per process per distinct rule set.
+
+    ``RuleSet`` is frozen: sharing one instance between games and threads is safe.
+    """
+    return _rules(json.dumps(game.rules, sort_keys=True))
+
+
+# -- the cached state ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CachedEvent:
+    """A live event of the current round as the fold and the table's state read it.
+
+    Same attribute names as ``referee.models.Event`` for what those readers use.
+    """
+
+    position: int
+    kind: str
+    payload: dict[str, Any]
+    round_number: int
+    entered_by: str
+    revoked_by_id: None = None
+
+    @classmethod
+    def of(cls, event: Any) -> CachedEvent:
+        return cls(event.position, event.kind, event.payload, event.round_number, event.entered_by)
+
+    def to_json(self) -> list[Any]:
+        return [self.position, self.kind, self.payload, self.round_number, self.entered_by]
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> CachedEvent:
+        position, kind, payload, round_number, entered_by = data
+        return cls(position, kind, payload, round_number, entered_by)
+
+
+@dataclass(frozen=True, slots=True)
+class RoundCache:
+    """The current round's live events and the seats' names, as of ``version`` only."""
+
+    version: int
+    round: int
+    events: tuple[CachedEvent, ...]
+    players: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "round": self.round,
+            "events": [e.to_json() for e in self.events],
+            "players": list(self.players),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RoundCache:
+        return cls(
+            int(data["version"]),
+            int(data["round"]),
+            tuple(CachedEvent.from_json(e) for e in data["events"]),
+            tuple(data["players"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """``Game.state``, typed. Every field but ``snapshot`` may be absent from old rows.
+
+    ``snapshot``: ``{"round", "rounds_played", "standing"}`` (``folding.advance_snapshot``);
+    ``next_position``: the next event's position (one past the last ever stored);
+    ``session`` / ``session_id``: the open sitting's number and id (R27), or ``None``;
+    ``substitutes``: ``[[round, seat, name, player], …]`` of the live substitutes (R38);
+    ``computer_seats``: ``{"<seat>": strategy}`` (R39);
+    ``current``: the current round's cache (``RoundCache``), or ``None``.
+    """
+
+    snapshot: dict[str, Any]
+    next_position: int | None = None
+    session: int | None = None
+    session_id: int | None = None
+    substitutes: tuple[tuple[Any, ...], ...] = ()
+    computer_seats: dict[str, str] = field(default_factory=dict)
+    current: RoundCache | None = None
+
+    @classmethod
+    def initial(cls, rules: RuleSet) -> GameState:
+        """A new game's state: no event, every stone on the table (R22)."""
+        return cls(snapshot=folding.initial_snapshot(rules), next_position=0)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], rules: RuleSet | None = None) -> GameState:
+        snapshot = data.get("snapshot")
+        if snapshot is None:
+            snapshot = folding.initial_snapshot(rules or RuleSet())
+        current = data.get("current")
+        return cls(
+            snapshot=snapshot,
+            next_position=data.get("next_position"),
+            session=data.get("session"),
+            session_id=data.get("session_id"),
+            substitutes=tuple(tuple(s) for s in data.get("substitutes") or ()),
+            computer_seats=dict(data.get("computer_seats") or {}),
+            current=RoundCache.from_json(current) if current else None,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "snapshot": self.snapshot,
+            "next_position": self.next_position,
+            "session": self.session,
+            "session_id": self.session_id,
+            "substitutes": [list(s) for s in self.substitutes],
+        }
+        if self.computer_seats:
+            data["computer_seats"] = dict(self.computer_seats)
+        if self.current is not None:
+            data["current"] = self.current.to_json()
+        return data
+
+
+_STATE_ATTRIBUTE = "_domeng_state"
+
+
+def state_of(game: Game) -> GameState:
+    """The game row's cached state, typed (parsed once per row instance)."""
+    cached = getattr(game, _STATE_ATTRIBUTE, None)
+    if cached is not None and cached[0] is game.state:
+        return cached[1]  # type: ignore[no-any-return]
+    snapshot = game.state.get("snapshot") if isinstance(game.state, dict) else None
+    state = GameState.from_json(
+        game.state if isinstance(game.state, dict) else {},
+        None if snapshot is not None else rules_of(game),
+    )
+    setattr(game, _STATE_ATTRIBUTE, (game.state, state))
+    return state
+
+
+def set_state(game: Game, state: GameState) -> None:
+    """Put ``state`` on the row (the caller saves ``state``, usually with the version)."""
+    game.state = state.to_json()
+    setattr(game, _STATE_ATTRIBUTE, (game.state, state))
+
+
+# -- the current round -----------------------------------------------------------------
+
+
+@dataclass
+class CurrentRound:
+    """The snapshot a fold resumes from, the live events since, and the seat names."""
+
+    snapshot: dict[str, Any]
+    events: list[Any]  # ``Event`` rows or ``CachedEvent``s: the same attributes
+    players: list[str]
+
+    def events_as_pairs(self) -> list[tuple[str, dict[str, Any]]]:
+        return [(e.kind, e.payload) for e in self.events]
+
+
+def current_round(game: Game) -> CurrentRound:
+    """The live events of the game's last round and the seat names.
+
+    No query when the row's ``RoundCache`` is of this version; else two (events, seats).
+    """
+    state = state_of(game)
+    snapshot = state.snapshot
+    cache = state.current
+    if cache is not None and cache.version == game.version and cache.round == snapshot["round"]:
+        return CurrentRound(snapshot, list(cache.events), list(cache.players))
+    events = list(
+        Event.objects.filter(
+            game=game, revoked_by__isnull=True, round_number__gte=snapshot["round"]
+        ).order_by("position")
+    )
+    players = list(game.seats.order_by("number").values_list("name", flat=True))
+    for _, seat, name, _ in sorted(state.substitutes, key=lambda sub: sub[0] or 0):
+        players[seat] = name  # who sits the seat now (R38)
+    return CurrentRound(snapshot, events, players)
+
+
+# -- writes ----------------------------------------------------------------------------
+
+
+def _columns(model: type[models.Model], alias: str) -> str:
+    quote = connection.ops.quote_name
+    return ", ".join(f"{alias}.{quote(f.column)}" for f in model._meta.concrete_fields)
+
+
+def _instance(model: type[_M], values: Sequence[Any]) -> _M:
+    """A model instance from its concrete columns' raw values, as the ORM would build it
+    on PostgreSQL (psycopg gives every type but JSON its Python form; JSON comes as text)."""
+    fields = model._meta.concrete_fields
+    converted = [
+        json.loads(value) if isinstance(value, str) and isinstance(f, models.JSONField) else value
+        for f, value in zip(fields, values, strict=True)
+    ]
+    return model.from_db(connection.alias, [f.attname for f in fields], converted)
+
+
+def lock(game_id: Any) -> Game:
+    """The game row, locked until the transaction ends (serialises writes to one game).
+
+    Raises ``Game.DoesNotExist``. On PostgreSQL one prepared statement, no query compiled.
+    """
+    if connection.vendor != "postgresql":
+        return Game.objects.select_for_update().get(pk=game_id)
+    pk = Game._meta.pk.to_python(game_id)  # type: ignore[union-attr]
+    sql = (
+        f"SELECT {_columns(Game, 'g')} FROM {connection.ops.quote_name(Game._meta.db_table)} g "
+        "WHERE g.id = %s FOR UPDATE"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [pk])
+        row = cursor.fetchone()
+    if row is None:
+        raise Game.DoesNotExist("Game matching query does not exist.")
+    return _instance(Game, row)
+
+
+def live_token(key_hash: str) -> TableToken | None:
+    """The live (unrevoked) table token whose key hashes to ``key_hash``, with its game
+    (``token.game`` costs no further query), or ``None``. One query."""
+    if connection.vendor != "postgresql":
+        return (
+            TableToken.objects.filter(key_hash=key_hash, revoked_at__isnull=True)
+            .select_related("game")
+            .first()
+        )
+    quote = connection.ops.quote_name
+    sql = (
+        f"SELECT {_columns(TableToken, 't')}, {_columns(Game, 'g')} "
+        f"FROM {quote(TableToken._meta.db_table)} t "
+        f"JOIN {quote(Game._meta.db_table)} g ON g.id = t.game_id "
+        "WHERE t.key_hash = %s AND t.revoked_at IS NULL"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [key_hash])
+        row = cursor.fetchone()  # key_hash is unique
+    if row is None:
+        return None
+    width = len(TableToken._meta.concrete_fields)
+    token = _instance(TableToken, row[:width])
+    TableToken.game.field.set_cached_value(token, _instance(Game, row[width:]))
+    return token
+
+
+_APPEND_SQL = """
+WITH new_event AS (
+    INSERT INTO {event} (game_id, position, kind, payload, round_number, session_id,
+                         entered_by, created_at, revoked_by_id)
+    VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s, %s, NULL)
+    RETURNING id
+)
+UPDATE {game} SET version = %s, state = %s::jsonb WHERE id = %s
+RETURNING (SELECT id FROM new_event)
+"""
+
+
+def append_event(
+    game: Game,
+    *,
+    position: int,
+    kind: str,
+    payload: dict[str, Any],
+    round_number: int,
+    session_id: int | None,
+    entered_by: str,
+    state: GameState,
+) -> Event:
+    """Store an accepted event at ``position`` and the game at its next version and ``state``.
+
+    ``state`` is the game's state after the event (its ``current`` cache, if any, made
+    for the next version). Returns the stored ``Event``. The caller holds the game's
+    lock (``lock``) in the current transaction.
+    """
+    event = Event(
+        game=game,
+        position=position,
+        kind=kind,
+        payload=payload,
+        round_number=round_number,
+        session_id=session_id,
+        entered_by=entered_by,
+        created_at=timezone.now(),
+    )
+    game.version += 1
+    set_state(game, state)
+    if connection.vendor != "postgresql":
+        event.save(force_insert=True)
+        game.save(update_fields=["version", "state"])
+        return event
+    sql = _APPEND_SQL.format(
+        event=connection.ops.quote_name(Event._meta.db_table),
+        game=connection.ops.quote_name(Game._meta.db_table),
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql,
+            [
+                game.pk,
+                position,
+                kind,
+                json.dumps(payload),
+                round_number,
+                session_id,
+                entered_by,
+                event.created_at,
+                game.version,
+                json.dumps(game.state),
+                game.pk,
+            ],
+        )
+        row = cursor.fetchone()
+    assert row is not None  # the locked row exists
+    event.pk = row[0]
+    event._state.adding = False
+    event._state.db = connection.alias
+    return event

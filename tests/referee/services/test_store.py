@@ -1,0 +1,197 @@
+"""``referee.store``: the game row's cached current round always agrees with the event table.
+
+The cache (``GameState.current``) is valid for one version of the game: every write that
+moves the version on either refreshes it (a move) or leaves it stale, so that the next read
+goes to the tables (a sitting, an undo, an amendment, a re-seating). These tests drive a
+game through random sequences of those writes and compare, after each, the round the cache
+gives with the round read from the tables (R27: folding it from the snapshot gives the
+whole game's state).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from referee import corrections, services, store
+from referee.engine import RefereeError
+from referee.engine.simulation import random_record
+from referee.exceptions import ServiceError
+from referee.models import Game, hash_token
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+STEPS = ("event", "event", "event", "undo", "session", "rename")
+
+
+def read_from_tables(game: Game) -> store.CurrentRound:
+    """The current round as the tables give it, whatever the row caches."""
+    uncached = Game.objects.get(pk=game.pk)
+    store.set_state(uncached, store.replace(store.state_of(uncached), current=None))
+    return store.current_round(uncached)
+
+
+def as_compared(current: store.CurrentRound) -> tuple[Any, ...]:
+    events = [(e.position, e.kind, e.payload, e.round_number, e.entered_by) for e in current.events]
+    return current.snapshot, events, current.players
+
+
+def record_events(record: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    events: list[tuple[str, dict[str, Any]]] = []
+    for data in record["rounds"]:
+        events.extend(("move", move) for move in data["moves"])
+        for seat in range(5):
+            if str(seat) in (data.get("reveal") or {}):
+                events.append(("reveal", {"seat": seat, "tiles": data["reveal"][str(seat)]}))
+            elif str(seat) in (data.get("pips") or {}):
+                events.append(("reveal", {"seat": seat, "pips": data["pips"][str(seat)]}))
+    return events
+
+
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    seed=st.integers(0, 10_000),
+    prefix=st.integers(0, 60),
+    steps=st.lists(st.sampled_from(STEPS), max_size=30),
+)
+def test_the_cached_round_agrees_with_the_tables_after_every_write_R27(seed, prefix, steps):
+    import random
+
+    record = random_record(random.Random(seed), rounds=3)
+    organiser = services.Actor(user=UserFactory())
+    game = services.game_create(players=record["players"], created_by=organiser.user)
+    pending = record_events(record)
+    entered: list[tuple[str, dict[str, Any]]] = []
+    # A prefix of the record first: the later steps then often cross a round's end.
+    for index, step in enumerate(["event"] * prefix + steps):
+        try:
+            if step == "event" and pending:
+                kind, payload = pending[0]
+                services.event_submit(game_id=game.pk, kind=kind, payload=payload, actor=organiser)
+                entered.append(pending.pop(0))
+            elif step == "undo" and entered:
+                services.event_undo(game_id=game.pk, actor=organiser)
+                pending.insert(0, entered.pop())  # entered again by a later step
+            elif step == "session":
+                services.session_start(game_id=game.pk, actor=organiser)
+            elif step == "rename":
+                corrections.seat_rename(
+                    game_id=game.pk, seat=index % 5, name=f"Player {index}", actor=organiser
+                )
+        except (RefereeError, ServiceError):
+            pass  # e.g. nothing to undo, or the record's next event no longer fits
+        game.refresh_from_db()
+        assert as_compared(store.current_round(game)) == as_compared(read_from_tables(game))
+
+
+def test_after_a_move_the_current_round_costs_no_query_R27():
+    organiser = services.Actor(user=UserFactory())
+    game = services.game_create(players=["A", "B", "C", "D", "E"], created_by=organiser.user)
+    services.event_submit(
+        game_id=game.pk, kind="move", payload={"seat": 2, "tile": "6-6"}, actor=organiser
+    )
+    game.refresh_from_db()
+
+    with CaptureQueriesContext(connection) as queries:
+        current = store.current_round(game)
+
+    assert len(queries) == 0
+    assert [(e.kind, e.payload) for e in current.events] == [("move", {"seat": 2, "tile": "6-6"})]
+    assert current.players == ["A", "B", "C", "D", "E"]
+
+
+def test_a_write_that_moves_the_version_on_without_the_cache_reads_the_tables_again_R38():
+    organiser = services.Actor(user=UserFactory())
+    game = services.game_create(players=["A", "B", "C", "D", "E"], created_by=organiser.user)
+    services.event_submit(
+        game_id=game.pk, kind="move", payload={"seat": 2, "tile": "6-6"}, actor=organiser
+    )
+    corrections.seat_rename(game_id=game.pk, seat=3, name="Daeng", actor=organiser)
+    game.refresh_from_db()
+
+    with CaptureQueriesContext(connection) as queries:
+        current = store.current_round(game)
+
+    assert len(queries) == 2  # the round's events, the seats' names
+    assert current.players == ["A", "B", "C", "Daeng", "E"]
+
+
+def test_the_rule_set_is_parsed_once_for_games_with_the_same_rules_R40():
+    first = services.game_create(players=["A", "B", "C", "D", "E"], rules={"pass_stones": 2})
+    second = services.game_create(players=["F", "G", "H", "I", "J"], rules={"pass_stones": 2})
+    other = services.game_create(players=["F", "G", "H", "I", "J"])
+
+    assert store.rules_of(first) is store.rules_of(second)
+    assert store.rules_of(first).pass_stones == 2
+    assert store.rules_of(other).pass_stones == 1
+
+
+def test_a_move_is_stored_with_the_game_in_one_statement_on_postgresql():
+    if connection.vendor != "postgresql":
+        pytest.skip("the one-statement write is PostgreSQL's (a data-modifying WITH)")
+    game = services.game_create(players=["A", "B", "C", "D", "E"])
+    game = store.lock(game.pk)
+    state = store.state_of(game)
+
+    with CaptureQueriesContext(connection) as queries:
+        event = store.append_event(
+            game,
+            position=0,
+            kind="move",
+            payload={"seat": 2, "tile": "6-6"},
+            round_number=1,
+            session_id=None,
+            entered_by="test",
+            state=store.replace(state, next_position=1),
+        )
+
+    assert len(queries) == 1
+    stored = Game.objects.get(pk=game.pk)
+    assert (stored.version, store.state_of(stored).next_position) == (1, 1)
+    assert stored.events.get().pk == event.pk
+
+
+def test_a_live_token_comes_with_its_game_in_one_query_and_a_revoked_one_not_at_all():
+    game = services.game_create(players=["A", "B", "C", "D", "E"])
+    key, token = services.table_join(join_code=game.join_code, seat=3)
+
+    with CaptureQueriesContext(connection) as queries:
+        found = store.live_token(hash_token(key))
+        assert found is not None
+        assert (found.pk, found.seat, found.game.pk, found.game.rules) == (
+            token.pk,
+            3,
+            game.pk,
+            game.rules,
+        )
+        assert store.state_of(found.game).next_position == 0
+
+    assert len(queries) == 1
+    services.table_leave(token=token)
+    assert store.live_token(hash_token(key)) is None
+    assert store.live_token(hash_token("not a key")) is None
+
+
+def test_the_lock_reads_the_row_as_the_orm_does():
+    game = services.game_create(players=["A", "B", "C", "D", "E"], rules={"pass_stones": 2})
+    services.session_start(game_id=game.pk, actor=services.Actor(user=UserFactory()))
+
+    with transaction.atomic():
+        locked = store.lock(str(game.pk))
+    read = Game.objects.get(pk=game.pk)
+
+    fields = [f.attname for f in Game._meta.concrete_fields]
+    assert [getattr(locked, f) for f in fields] == [getattr(read, f) for f in fields]
+    with pytest.raises(Game.DoesNotExist), transaction.atomic():
+        store.lock(uuid.uuid4())
