@@ -9,13 +9,15 @@
 4. With gunicorn stopped: one move request timed and profiled (``bench.profiling``),
    then league reads at each season size (``bench.league``).
 
-5. The computer seats' strength ladder (``bench.ladder``, R39), in the rules core alone.
+5. Corrections of round 1 of a 40-round game over the API (``bench.corrections``, R35–R37).
+6. The computer seats' strength ladder (``bench.ladder``, R39), in the rules core alone.
 
 Every knob is an environment variable (``BENCH_*``, listed in ``Config``);
 ``BENCH_QUICK=1`` is a run of about a minute. ``python -m bench --render`` writes
 BENCHMARKS.md again from BENCHMARKS.json (after editing ``bench/ANALYSIS.md``);
 ``python -m bench --ladder`` (``make bench-ladder``) runs the ladder alone and puts it
-into the saved measurements of the last full run.
+into the saved measurements of the last full run; ``python -m bench --corrections``
+(``make bench-corrections``) runs the corrections alone, on its own database, the same way.
 The exit status is 1 when a check fails (an error, a result that differs from
 the replay, growth worse than linear, query counts that grow), 0 otherwise.
 """
@@ -73,6 +75,7 @@ class Config:
     league_sizes: tuple[int, ...]
     league_repeat: int
     profile_games: int
+    corrections_repeat: int
     ladder_rounds: int
     ladder_game_rounds: int
     ladder_jobs: int
@@ -114,6 +117,7 @@ class Config:
             ),
             league_repeat=_int("BENCH_LEAGUE_REPEAT", 5 if quick else 15),
             profile_games=_int("BENCH_PROFILE_GAMES", 2 if quick else 4),
+            corrections_repeat=_int("BENCH_CORRECTIONS_REPEAT", 3 if quick else 10),
             ladder_rounds=_int("BENCH_LADDER_ROUNDS", 1000 if quick else 10000),
             ladder_game_rounds=_int("BENCH_LADDER_GAME_ROUNDS", 20),
             ladder_jobs=_int("BENCH_LADDER_JOBS", 0),
@@ -320,8 +324,55 @@ def run_ladder(config: Config) -> dict[str, Any]:
     return results
 
 
+def run_corrections(config: Config, token: str) -> dict[str, Any]:
+    """Section 5: corrections of round 1 of a 40-round game (R35–R37), in-process."""
+    from bench import corrections
+
+    say(f"corrections of round 1 of a 40-round game, {config.corrections_repeat} times each way")
+    results = corrections.run(repeat=config.corrections_repeat, token=token)
+    for line in corrections.say_lines(results):
+        say(line)
+    return results
+
+
+def corrections_alone(config: Config) -> int:
+    """``--corrections``: the corrections section alone, into the last full run's report."""
+    with bench_database(config.database) as database_url:
+        os.environ.update(server_env(config, database_url))
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+        from django.db import connections
+
+        from referee.management.commands.demo import create_organiser
+
+        try:
+            call_command("migrate", verbosity=0)
+            found = run_corrections(config, create_organiser("bench-organiser"))
+        finally:
+            for connection in connections.all():
+                connection.close()
+                close_pool = getattr(connection, "close_pool", None)
+                if close_pool is not None:
+                    close_pool()
+    output = Path(config.output)
+    saved_path = output.with_suffix(".json")
+    saved = json.loads(saved_path.read_text(encoding="utf-8")) if saved_path.exists() else {}
+    saved["corrections"] = found
+    saved.setdefault("config", {})["BENCH_CORRECTIONS_REPEAT"] = config.corrections_repeat
+    output.write_text(report.render(saved), encoding="utf-8")
+    saved_path.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
+    failed = [what for what, ok in report.checks({"corrections": found}) if not ok]
+    for what in failed:
+        say(f"FAILED: {what}")
+    return 1 if failed else 0
+
+
 def main() -> int:
     config = Config.from_env()
+    if sys.argv[1:] == ["--corrections"]:
+        return corrections_alone(config)
     if sys.argv[1:] == ["--render"]:  # after editing bench/ANALYSIS.md: no new measurement
         output = Path(config.output)
         saved = json.loads(output.with_suffix(".json").read_text(encoding="utf-8"))
@@ -390,6 +441,7 @@ def main() -> int:
             results["profile"] = profiling.run(games=config.profile_games, seed=config.seed)
             say(f"league reads at {', '.join(map(str, config.league_sizes))} rounds")
             results["league"] = league.run(sizes=config.league_sizes, repeat=config.league_repeat)
+            results["corrections"] = run_corrections(config, token)
         finally:
             for connection in connections.all():
                 connection.close()
