@@ -7,8 +7,9 @@ of round 1 (not the lead) entered as a pass, the mistake the table makes most
 (a double keeps the open ends, so the mistaken game stays legal to its end).
 Then, ``repeat`` times, the organiser corrects round 1 over the API (Django's
 test ``Client``: the whole middleware and DRF stack, no HTTP server) with a DRF
-token, each correction timed and its SQL queries counted
-(``CaptureQueriesContext``):
+token, each correction timed (wall clock, and this process's CPU time: the
+web stack's and the referee's work without PostgreSQL's, steadier on a busy
+machine) and its SQL queries counted (``CaptureQueriesContext``):
 
 - ``amend``: ``POST …/corrections/`` with one change, the pass amended to the
   double; then the double amended back to the pass (both timed);
@@ -93,10 +94,11 @@ def _respelt(move: dict[str, Any]) -> dict[str, Any]:
     return {**move, "tile": other}
 
 
-def _summary(times: list[float], queries: list[int]) -> dict[str, Any]:
+def _summary(times: list[float], cpu: list[float], queries: list[int]) -> dict[str, Any]:
     return {
         "n": len(times),
         "mean_ms": statistics.fmean(times) * 1000,
+        "cpu_mean_ms": statistics.fmean(cpu) * 1000,
         "p50_ms": statistics.median(times) * 1000,
         "max_ms": max(times) * 1000,
         "queries": max(queries),
@@ -216,14 +218,16 @@ def run(*, repeat: int, token: str, seed_from: int = SEED_FROM) -> dict[str, Any
         ("unvoid", None, corrected(played=False, respelt=False, voided=False)),
     ]
     times: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    cpu: dict[str, list[float]] = {kind: [] for kind in KINDS}
     queries: dict[str, list[int]] = {kind: [] for kind in KINDS}
     for _ in range(repeat):
         for kind, action, expected in steps:
             action = action if action is not None else unvoid()
             with CaptureQueriesContext(connection) as captured:
-                started = time.perf_counter()
+                started, cpu_started = time.perf_counter(), time.process_time()
                 response = action()
                 elapsed = time.perf_counter() - started
+                cpu[kind].append(time.process_time() - cpu_started)
             if response.status_code != 200 or response.json().get("correction") is None:
                 raise SystemExit(
                     f"bench: correction {kind} refused: {response.status_code} "
@@ -239,8 +243,12 @@ def run(*, repeat: int, token: str, seed_from: int = SEED_FROM) -> dict[str, Any
         "events": events_stored,
         "repeat": repeat,
         "mistake": {"round": 1, "move": index, "entered": pass_move, "played": double},
-        "kinds": {kind: _summary(times[kind], queries[kind]) for kind in KINDS},
-        "all": _summary(every, [q for kind in KINDS for q in queries[kind]]),
+        "kinds": {kind: _summary(times[kind], cpu[kind], queries[kind]) for kind in KINDS},
+        "all": _summary(
+            every,
+            [c for kind in KINDS for c in cpu[kind]],
+            [q for kind in KINDS for q in queries[kind]],
+        ),
         "failures": failures,
     }
 
@@ -251,6 +259,7 @@ def say_lines(results: dict[str, Any]) -> list[str]:
     for kind, k in results["kinds"].items():
         lines.append(
             f"corrections: {kind:<10} mean {k['mean_ms']:7.1f} p50 {k['p50_ms']:7.1f} "
-            f"max {k['max_ms']:7.1f} ms, {k['queries']} queries (n={k['n']})"
+            f"max {k['max_ms']:7.1f} ms, this process's CPU {k['cpu_mean_ms']:6.1f} ms, "
+            f"{k['queries']} queries (n={k['n']})"
         )
     return lines

@@ -593,15 +593,17 @@ def _corrections(c: dict[str, Any]) -> list[str]:
         "change (`POST …/corrections/`), *batch* two changes of round 1 in one correction, "
         "*void* `POST …/rounds/1/void/` and *unvoid* the void removed. After every one, "
         "`GET …/result/` equals the replay of `GET …/record/` and the league's rows those of "
-        "the replay.",
+        "the replay. *CPU ms* is this process's CPU time (Django, DRF, the referee; not "
+        "PostgreSQL's): steadier than the wall clock on a busy machine.",
         "",
     ]
     rows = [
         (kind, k["n"], _f(k["mean_ms"]), _f(k["p50_ms"]), _f(k["max_ms"]),
-         ", ".join(map(str, k["queries_each"])))
+         _f(k.get("cpu_mean_ms")), ", ".join(map(str, k["queries_each"])))
         for kind, k in c["kinds"].items()
     ]  # fmt: skip
-    out += _table(["correction", "n", "mean ms", "p50 ms", "max ms", "SQL queries"], rows, "lrrrrr")
+    head = ["correction", "n", "mean ms", "p50 ms", "max ms", "CPU ms (mean)", "SQL queries"]
+    out += _table(head, rows, "lrrrrrr")
     for failure in c["failures"]:
         out.append(f"- **FAIL**: {failure}")
     return out + [""]
