@@ -40,12 +40,7 @@ def load_current_round(game: Game) -> CurrentRound:
             game=game, revoked_by__isnull=True, round_number__gte=snapshot["round"]
         ).order_by("position")
     )
-    players = list(game.seats.order_by("number").values_list("name", flat=True))
-    for _, seat, name, _ in sorted(
-        game.state.get("substitutes") or [], key=lambda sub: sub[0] or 0
-    ):
-        players[seat] = name  # who sits the seat now (R38)
-    return CurrentRound(snapshot, events, players)
+    return CurrentRound(snapshot, events, game.players_now)  # who sits each seat now (R38)
 
 
 def game_state_for(

@@ -494,12 +494,7 @@ def check_not_seated_elsewhere(*, player: Player, game: Game | None = None) -> N
 
 def occupants_now(game: Game) -> dict[int, int | None]:
     """Seat → the club player sitting it now (``None`` for a guest), substitutes applied."""
-    now: dict[int, int | None] = dict(game.seats.values_list("number", "player_id"))
-    for _, seat, _, player in sorted(
-        game.state.get("substitutes") or [], key=lambda sub: sub[0] or 0
-    ):
-        now[seat] = player
-    return now
+    return {occupant.number: occupant.player_id for occupant in game.seats_now()}
 
 
 def _insert(game: Game, lines: Iterable[SeatLine], dated: Any) -> list[SeatRound]:
