@@ -44,6 +44,7 @@ from referee.services import (
     _declared_seats,
     _etag,
     _event_dict,
+    _hand_change_detail,
     _hand_detail,
     _idempotent_replay,
     _lock,
@@ -162,7 +163,7 @@ def event_amend_any(
         if target.kind in folding.RULING_KINDS and not organiser:
             raise OrganiserOnly()
         if target.kind == Event.Kind.HAND and not _may_correct_hand(actor, target.origin):
-            raise SeatNotAllowed(_hand_detail())  # R31: only the phone that declared it
+            raise SeatNotAllowed(_hand_change_detail())  # R31: only the phone that declared it
         actor.check_seat(target.payload.get("seat"))
         actor.check_seat(payload.get("seat"))
         _check_probe_limit(actor)  # probing declared hands by amending (issue 12)
