@@ -9,7 +9,8 @@
 4. With gunicorn stopped: one move request timed and profiled (``bench.profiling``),
    then league reads at each season size (``bench.league``).
 
-5. The computer seats' strength ladder (``bench.ladder``, R39), in the rules core alone.
+5. Corrections of round 1 of a 40-round game over the API (``bench.corrections``, R35–R37).
+6. The computer seats' strength ladder (``bench.ladder``, R39), in the rules core alone.
 
 Every knob is an environment variable (``BENCH_*``, listed in ``Config``);
 ``BENCH_QUICK=1`` is a run of about a minute. ``python -m bench --render`` writes
@@ -19,6 +20,8 @@ into the saved measurements of the last full run. ``python -m bench --league``
 (``make bench-league``) runs the league reads alone (``BENCH_LEAGUE_SIZES``,
 ``BENCH_LEAGUE_REPEAT``) on their own database and prints them (with
 ``BENCH_LEAGUE_OUTPUT``, also as JSON there); BENCHMARKS.md is left as it is.
+``python -m bench --corrections`` (``make bench-corrections``) runs the corrections
+alone, on its own database, into the saved measurements of the last full run.
 The exit status is 1 when a check fails (an error, a result that differs from
 the replay, growth worse than linear, query counts that grow), 0 otherwise.
 """
@@ -79,6 +82,7 @@ class Config:
     open_tables: int
     open_period: float
     open_seconds: float
+    corrections_repeat: int
     ladder_rounds: int
     ladder_game_rounds: int
     ladder_jobs: int
@@ -124,6 +128,7 @@ class Config:
             open_tables=_int("BENCH_OPEN_TABLES", 200 if quick else 2000),
             open_period=float(os.environ.get("BENCH_OPEN_PERIOD") or 5.0),
             open_seconds=float(os.environ.get("BENCH_OPEN_SECONDS") or (15 if quick else 60)),
+            corrections_repeat=_int("BENCH_CORRECTIONS_REPEAT", 3 if quick else 10),
             ladder_rounds=_int("BENCH_LADDER_ROUNDS", 1000 if quick else 10000),
             ladder_game_rounds=_int("BENCH_LADDER_GAME_ROUNDS", 20),
             ladder_jobs=_int("BENCH_LADDER_JOBS", 0),
@@ -394,10 +399,57 @@ def run_league_alone(config: Config) -> int:
     return 1 if failed else 0
 
 
+def run_corrections(config: Config, token: str) -> dict[str, Any]:
+    """Section 5: corrections of round 1 of a 40-round game (R35–R37), in-process."""
+    from bench import corrections
+
+    say(f"corrections of round 1 of a 40-round game, {config.corrections_repeat} times each way")
+    results = corrections.run(repeat=config.corrections_repeat, token=token)
+    for line in corrections.say_lines(results):
+        say(line)
+    return results
+
+
+def corrections_alone(config: Config) -> int:
+    """``--corrections``: the corrections section alone, into the last full run's report."""
+    with bench_database(config.database) as database_url:
+        os.environ.update(server_env(config, database_url))
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+        from django.db import connections
+
+        from referee.management.commands.demo import create_organiser
+
+        try:
+            call_command("migrate", verbosity=0)
+            found = run_corrections(config, create_organiser("bench-organiser"))
+        finally:
+            for connection in connections.all():
+                connection.close()
+                close_pool = getattr(connection, "close_pool", None)
+                if close_pool is not None:
+                    close_pool()
+    output = Path(config.output)
+    saved_path = output.with_suffix(".json")
+    saved = json.loads(saved_path.read_text(encoding="utf-8")) if saved_path.exists() else {}
+    saved["corrections"] = found
+    saved.setdefault("config", {})["BENCH_CORRECTIONS_REPEAT"] = config.corrections_repeat
+    output.write_text(report.render(saved), encoding="utf-8")
+    saved_path.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
+    failed = [what for what, ok in report.checks({"corrections": found}) if not ok]
+    for what in failed:
+        say(f"FAILED: {what}")
+    return 1 if failed else 0
+
+
 def main() -> int:
     config = Config.from_env()
     if sys.argv[1:] == ["--league"]:
         return run_league_alone(config)
+    if sys.argv[1:] == ["--corrections"]:
+        return corrections_alone(config)
     if sys.argv[1:] == ["--render"]:  # after editing bench/ANALYSIS.md: no new measurement
         output = Path(config.output)
         saved = json.loads(output.with_suffix(".json").read_text(encoding="utf-8"))
@@ -466,6 +518,7 @@ def main() -> int:
             results["profile"] = profiling.run(games=config.profile_games, seed=config.seed)
             say(f"league reads at {', '.join(map(str, config.league_sizes))} rounds")
             results["league"] = league.run(sizes=config.league_sizes, repeat=config.league_repeat)
+            results["corrections"] = run_corrections(config, token)
         finally:
             for connection in connections.all():
                 connection.close()

@@ -117,6 +117,16 @@ def checks(results: dict[str, Any]) -> list[tuple[str, bool]]:
                 results["league"]["queries_constant"],
             )
         )
+    if "corrections" in results:
+        c = results["corrections"]
+        found.append(
+            (
+                f"corrections: after each of {c['all']['n']} corrections of round 1 of a "
+                f"{c['rounds']}-round game, its result equals the replay of its record and "
+                "its league rows those of the replay",
+                not c["failures"],
+            )
+        )
     if "ladder" in results:
         found += _ladder_checks(results["ladder"])
     return found
@@ -200,6 +210,8 @@ def render(results: dict[str, Any]) -> str:
         out += _league(results["league"])
     if "profile" in results:
         out += _profile(results["profile"])
+    if "corrections" in results:
+        out += _corrections(results["corrections"])
     if "ladder" in results:
         out += _ladder(results["ladder"])
     if ANALYSIS.exists() and results.get("include_analysis", True):
@@ -254,6 +266,14 @@ def _summary(results: dict[str, Any]) -> list[str]:
         lines.append(
             f"- One move in-process: {_f(p['wall_ms_mean'], 2)} ms mean, of which SQL "
             f"{_f(p['sql_ms_mean'], 2)} ms over {_f(p['queries_median'], 0)} queries."
+        )
+    if "corrections" in results:
+        c = results["corrections"]
+        lines.append(
+            f"- Correcting round 1 of a {c['rounds']}-round game ({c['events']} events): "
+            f"**{_f(c['all']['mean_ms'])} ms** mean, p50 {_f(c['all']['p50_ms'])} ms, max "
+            f"{_f(c['all']['max_ms'])} ms, at most {c['all']['queries']} queries "
+            f"({c['all']['n']} corrections)."
         )
     if "ladder" in results:
         for row in results["ladder"]["rungs"]:
@@ -608,3 +628,32 @@ def _ladder(ladder: dict[str, Any]) -> list[str]:
         rows,
     )
     return lines
+
+
+def _corrections(c: dict[str, Any]) -> list[str]:
+    m = c["mistake"]
+    out = [
+        "## Corrections of round 1 (R35–R37)",
+        "",
+        f"A club game of {c['rounds']} rounds ({c['events']} events; `random_record` seed "
+        f"{c['seed']}) imported with a mistake in round 1 (move {m['move']}: "
+        f"`{m['played']}` entered as a pass), then corrected by the organiser over the API "
+        "(Django's test `Client` with a DRF token: the whole middleware and DRF stack, no "
+        f"HTTP server), {c['repeat']} times each way (`bench/corrections.py`): *amend* is one "
+        "change (`POST …/corrections/`), *batch* two changes of round 1 in one correction, "
+        "*void* `POST …/rounds/1/void/` and *unvoid* the void removed. After every one, "
+        "`GET …/result/` equals the replay of `GET …/record/` and the league's rows those of "
+        "the replay. *CPU ms* is this process's CPU time (Django, DRF, the referee; not "
+        "PostgreSQL's): steadier than the wall clock on a busy machine.",
+        "",
+    ]
+    rows = [
+        (kind, k["n"], _f(k["mean_ms"]), _f(k["p50_ms"]), _f(k["max_ms"]),
+         _f(k.get("cpu_mean_ms")), ", ".join(map(str, k["queries_each"])))
+        for kind, k in c["kinds"].items()
+    ]  # fmt: skip
+    head = ["correction", "n", "mean ms", "p50 ms", "max ms", "CPU ms (mean)", "SQL queries"]
+    out += _table(head, rows, "lrrrrrr")
+    for failure in c["failures"]:
+        out.append(f"- **FAIL**: {failure}")
+    return out + [""]

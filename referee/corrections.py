@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from referee import folding, signals, store
@@ -44,6 +45,7 @@ from referee.services import (
     _declared_seats,
     _etag,
     _event_dict,
+    _hand_change_detail,
     _hand_detail,
     _idempotent_replay,
     _lock,
@@ -161,7 +163,7 @@ def event_amend_any(
         if target.kind in folding.RULING_KINDS and not organiser:
             raise OrganiserOnly()
         if target.kind == Event.Kind.HAND and not _may_correct_hand(actor, target.origin):
-            raise SeatNotAllowed(_hand_detail())  # R31: only the phone that declared it
+            raise SeatNotAllowed(_hand_change_detail())  # R31: only the phone that declared it
         actor.check_seat(target.payload.get("seat"))
         actor.check_seat(payload.get("seat"))
         _check_probe_limit(actor)  # probing declared hands by amending (issue 12)
@@ -416,9 +418,12 @@ def _correct(
                     game, actor, TableAlert.Kind.REFUSALS, _declared_seats(live, besides=actor.seat)
                 )
         if refused is None:
-            correction = _store(game, before, after, actor, reason, kind)
+            now = timezone.now()
+            correction = _store(game, before, after, actor, reason, kind, now)
             _recache(game, engine, after)
-            signals.rounds_changed.send(Game, game=game, engine=engine, played_at=None)
+            signals.rounds_changed.send(
+                Game, game=game, engine=engine, played_at=None, settled_at=_settled_at(after, now)
+            )
             body = {
                 "correction": correction_dict(correction),
                 "state": game_state_for(game, viewer=actor.seat, viewer_label=actor.label),
@@ -526,22 +531,39 @@ def _same(before: list[_Slot], after: list[_Slot]) -> bool:
 
 
 def _judge(game: Game, slots: list[_Slot]) -> EngineGame:
-    """Judge the corrected game as the replay of its record (R37), then fold its events.
+    """Judge the corrected game as the replay of its record (R37); the replay's ``Game`` is
+    then cached and gives the league's rows.
 
-    Raises the replay's first ``RefereeError``, or ``round_over`` (R30) where the
-    fold would put an event in another round than the one it belongs to.
+    A replay takes a round's declared hands, then its moves, then its reveals seat by
+    seat (R34). Where the table entered them in another order (a hand declared after
+    some moves), the events are also folded in their own order, which must put each in
+    the round it belongs to (R30): else ``round_over``. Raises the first ``RefereeError``.
     """
     entries = [folding.Entry(s.kind, s.payload, s.round) for s in slots]
     rules = rules_of(game)
     record = folding.entries_record(game.players, rules, entries)
-    replay(Record.parse(record))
-    engine, effects = _fold_slots(game, slots)
-    for slot, effect in zip(slots, effects, strict=True):
-        if effect.round != slot.round:  # pragma: no cover - the replay refuses it first
-            raise RoundOver(gettext_noop("the round is over: no event can follow its end")).at(
-                round=slot.round
-            )
+    engine = replay(Record.parse(record))
+    if not _in_record_order(entries, folding.record_entries(record["rounds"])):
+        _, effects = _fold_slots(game, slots)
+        for slot, effect in zip(slots, effects, strict=True):
+            if effect.round != slot.round:
+                raise RoundOver(gettext_noop("the round is over: no event can follow its end")).at(
+                    round=slot.round
+                )
     return engine
+
+
+def _in_record_order(entries: list[folding.Entry], replayed: list[folding.Entry]) -> bool:
+    """Whether ``entries`` come in the order a replay of their record takes them (then a
+    fold of them is that replay): the same events, rulings compared by kind and round."""
+    if len(entries) != len(replayed):
+        return False
+    for entry, other in zip(entries, replayed, strict=True):
+        if (entry.kind, entry.round) != (other.kind, other.round):
+            return False
+        if entry.kind not in folding.RULING_KINDS and entry.payload != other.payload:
+            return False
+    return True
 
 
 def _fold_slots(game: Game, slots: list[_Slot]) -> tuple[EngineGame, list[folding.Effects]]:
@@ -563,15 +585,25 @@ def _store(
     actor: Actor,
     reason: str,
     kind: str,
+    now: Any,
 ) -> Correction:
-    """Write the corrected events: revoke the replaced, add the new, renumber the rest."""
-    now = timezone.now()
+    """Write the corrected events: revoke the replaced, add the new, renumber the rest.
+
+    Only rows that change are written: the revoked ones (one ``UPDATE``), the new ones
+    (one ``INSERT``), and the kept ones whose position moves (one ``UPDATE`` per distinct
+    shift, e.g. every later event after an insertion, and one to unpark them).
+    """
     correction = Correction.objects.create(
-        game=game, kind=kind, entered_by=actor.label, reason=reason
+        game=game,
+        kind=kind,
+        entered_by=actor.label,
+        reason=reason,
+        changes=_audit(before, after),  # before any position moves: the positions it had
     )
     kept_ids = {s.origin.pk for s in after if s.origin is not None and not s.changed}
     revoked = [s.origin for s in before if s.origin is not None and s.origin.pk not in kept_ids]
-    Event.objects.filter(pk__in=[e.pk for e in revoked]).update(revoked_by=correction)
+    if revoked:
+        Event.objects.filter(pk__in=[e.pk for e in revoked]).update(revoked_by=correction)
     # Final positions: increasing; an event kept or amended in order keeps its position.
     positions: list[int] = []
     previous = -1
@@ -581,14 +613,14 @@ def _store(
             origin.position if origin is not None and origin.position > previous else previous + 1
         )
         positions.append(previous)
-    moved = [
-        (slot.origin, position)
-        for slot, position in zip(after, positions, strict=True)
-        if slot.origin is not None and not slot.changed and slot.origin.position != position
-    ]
-    for event, position in moved:
-        event.position = position + _PARKING_OFFSET
-    Event.objects.bulk_update([e for e, _ in moved], ["position"])
+    shifts: dict[int, list[int]] = {}
+    for slot, position in zip(after, positions, strict=True):
+        if slot.origin is not None and not slot.changed and slot.origin.position != position:
+            shifts.setdefault(position - slot.origin.position, []).append(slot.origin.pk)
+            slot.origin.position = position
+    # A live position is unique per game: the moved events are parked out of the way first.
+    for shift, ids in shifts.items():
+        Event.objects.filter(pk__in=ids).update(position=F("position") + shift + _PARKING_OFFSET)
     session_id = state_of(game).session_id
     new_rows = []
     for slot, position in zip(after, positions, strict=True):
@@ -608,16 +640,27 @@ def _store(
             )
         )
     created = Event.objects.bulk_create(new_rows) if new_rows else []
-    for event, position in moved:
-        event.position = position
-    Event.objects.bulk_update([e for e, _ in moved], ["position"])
+    if shifts:
+        Event.objects.filter(
+            game=game, revoked_by__isnull=True, position__gte=_PARKING_OFFSET
+        ).update(position=F("position") - _PARKING_OFFSET)
     next_position = max([state_of(game).next_position or 0, *(p + 1 for p in positions)])
     set_state(game, store.replace(state_of(game), next_position=next_position))
-    correction.changes = _audit(before, after)
     if kind == Correction.Kind.AMEND and len(created) == 1:
         correction.replacement = created[0]
-    correction.save(update_fields=["changes", "replacement"])
+        correction.save(update_fields=["replacement"])
     return correction
+
+
+def _settled_at(slots: list[_Slot], now: Any) -> dict[int, Any]:
+    """Round → when the event that settled it was first entered: its last move or reveal
+    (rulings come after; a new event is entered ``now``). The league dates a round not
+    stored yet by it (issue 13 item 5)."""
+    found: dict[int, Any] = {}
+    for slot in slots:
+        if slot.kind in (Event.Kind.MOVE, Event.Kind.REVEAL):
+            found[slot.round] = slot.origin.created_at if slot.origin is not None else now
+    return found
 
 
 def _audit(before: list[_Slot], after: list[_Slot]) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import models
@@ -70,7 +71,33 @@ class Game(models.Model):
 
     @property
     def players(self) -> list[str]:
+        """The seats' names as the game began, seat 0 to 4 (the record's ``players``)."""
         return [seat.name for seat in self.seats.all()]
+
+    def seats_now(self) -> list[Occupant]:
+        """Who sits each seat now, seat 0 to 4: the seat's name and club player, or those
+        of the latest substitute of that seat (R38). Uses prefetched ``seats`` if any."""
+        now = [Occupant(s.number, s.name, s.player_id) for s in self.seats.all()]
+        for _round, seat, name, player in sorted(
+            self.state.get("substitutes") or [], key=lambda sub: sub[0] or 0
+        ):
+            if isinstance(seat, int) and 0 <= seat < len(now):
+                now[seat] = Occupant(seat, name, player)
+        return now
+
+    @property
+    def players_now(self) -> list[str]:
+        """The names of who sits each seat now, seat 0 to 4 (R38): what lists show."""
+        return [occupant.name for occupant in self.seats_now()]
+
+
+@dataclass(frozen=True)
+class Occupant:
+    """Who sits a seat (0–4): a name, and the club's player (``None`` for a guest)."""
+
+    number: int
+    name: str
+    player_id: int | None
 
 
 class Seat(models.Model):

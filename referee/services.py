@@ -643,7 +643,7 @@ def event_undo(
             raise OrganiserOnly()  # a ruling (R35, R36, R38) is the organiser's to take back
         actor.check_seat(last.payload.get("seat"))
         if last.kind == Event.Kind.HAND and not _may_correct_hand(actor, last):
-            raise SeatNotAllowed(_hand_detail())
+            raise SeatNotAllowed(_hand_undo_detail())
         if last.kind == Event.Kind.MOVE and last.payload.get("seat") != actor.seat:
             # Undoing another seat's accepted move tells whether its declared hand held
             # the tile: a probe when that hand is declared (R31).
@@ -933,6 +933,18 @@ def _etag(game: Game) -> dict[str, str]:
 
 def _hand_detail() -> str:
     return gettext("Only a phone joined to this seat may declare its hand (R31).")
+
+
+def _hand_undo_detail() -> str:
+    return gettext(
+        "This hand can be undone only by the phone that declared it, or by the organiser (R31)."
+    )
+
+
+def _hand_change_detail() -> str:
+    return gettext(
+        "This hand can be changed only by the phone that declared it, or by the organiser (R31)."
+    )
 
 
 def _table_wide_detail() -> str:

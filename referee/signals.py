@@ -24,7 +24,9 @@ Signals and their keyword arguments (``sender`` is always ``referee.models.Game`
     its seats re-named (R38). ``game`` (saved), ``engine`` (the fold of every
     live event from the game's start, or ``None`` if the sender has none) and
     ``played_at`` (an import's date for its rounds, or ``None``: each round
-    keeps the time it was settled at the table).
+    keeps the time it was settled at the table), and ``settled_at`` if the
+    sender knows it with ``engine`` (round number → the time of the event that
+    settled it; else the receiver folds the live events to find it).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ write in that same transaction, and an error here refuses the referee's write.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -34,10 +35,14 @@ def rounds_changed(
     game: Game,
     engine: EngineGame | None = None,
     played_at: datetime | None = None,
+    settled_at: Mapping[int, datetime] | None = None,
     **kwargs: Any,
 ) -> None:
-    """Any round may have changed (import, correction, ruling, re-seating): rebuild them."""
-    services.seat_rounds_rebuild(game=game, engine=engine, played_at=played_at)
+    """Any round may have changed (import, correction, ruling, re-seating): bring their
+    rows in line (only those that changed are written)."""
+    services.seat_rounds_rebuild(
+        game=game, engine=engine, played_at=played_at, settled_at=settled_at
+    )
 
 
 def game_deleting(sender: Any, instance: Game, **kwargs: Any) -> None:

@@ -8,6 +8,7 @@ an undo, an amendment or an import the game's rows are rebuilt from the fold.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -428,41 +429,83 @@ def seat_rounds_settle(
 
 
 def seat_rounds_rebuild(
-    *, game: Game, engine: EngineGame | None = None, played_at: datetime | None = None
-) -> list[SeatRound]:
-    """Store all the game's seat-rounds anew from the fold of its live events.
+    *,
+    game: Game,
+    engine: EngineGame | None = None,
+    played_at: datetime | None = None,
+    settled_at: Mapping[int, datetime] | None = None,
+) -> tuple[int, int]:
+    """Bring the game's seat-rounds in line with the fold of its live events.
 
-    ``engine`` is that fold if the caller has it. A round keeps the time it
-    was settled at the table: the time already stored for it, else that of
-    the event that settled it (an event keeps its first entry's time), else
-    ``played_at`` (an import's date) or the game's creation. So a correction
-    never re-dates a round (issue 13 item 5). A voided round has no row
-    (R35); each round is credited to whoever sat it (R38). Called after any
-    correction or an import, in the same transaction.
+    ``engine`` is that fold if the caller has it, with ``settled_at`` (round
+    number → the time of the event that settled it); without them the live
+    events are loaded and folded here. A round keeps the time it was settled
+    at the table: the time already stored for it, else that of the event that
+    settled it (an event keeps its first entry's time), else ``played_at`` (an
+    import's date) or the game's creation. So a correction never re-dates a
+    round (issue 13 item 5). A voided round has no row (R35); each round is
+    credited to whoever sat it (R38). Only the rows whose values changed are
+    written (deleted and inserted again: three queries at most, with the seats'
+    players); returns how many rows were deleted and inserted. Called after
+    any correction or an import, in the same transaction.
     """
-    live = list(game.events.filter(revoked_by__isnull=True).order_by("position"))
-    pairs = [(event.kind, event.payload) for event in live]
-    folded, effects = folding.fold(RuleSet.from_dict(game.rules), pairs)
-    engine = engine or folded
-    settled_at = {
-        effect.round: event.created_at
-        for event, effect in zip(live, effects, strict=True)
-        if effect.settled
-    }
-    old = list(SeatRound.objects.filter(game=game).values(*ROW_FIELDS))
-    stored = {row["round_number"]: row["played_at"] for row in old}
-    if old:
-        SeatRound.objects.filter(game=game).delete()
-    return _insert(
+    if engine is None or settled_at is None:
+        live = list(game.events.filter(revoked_by__isnull=True).order_by("position"))
+        pairs = [(event.kind, event.payload) for event in live]
+        folded, effects = folding.fold(RuleSet.from_dict(game.rules), pairs)
+        engine = engine or folded
+        settled_at = {
+            effect.round: event.created_at
+            for event, effect in zip(live, effects, strict=True)
+            if effect.settled
+        }
+    times = settled_at
+    return _sync(
         game,
         list(game_lines(engine)),
         lambda number: (
-            stored.get(number)
-            or (played_at if played_at is not None else settled_at.get(number))
-            or game.created_at
+            (played_at if played_at is not None else times.get(number)) or game.created_at
         ),
-        old,
     )
+
+
+# A seat-round's values that a fold derives (besides its game, round and seat).
+_DERIVED = ("player_id", "club_id", "season_id", *(f.name for f in dataclasses.fields(SeatLine)))
+
+
+def _sync(game: Game, lines: list[SeatLine], dated: Any) -> tuple[int, int]:
+    """Write only the seat-rounds whose values differ from ``lines`` (delete them, insert
+    them again) and those of rounds not stored yet; delete those of rounds gone. A row kept
+    or rewritten keeps its ``played_at``; a new round's is ``dated(round_number)``.
+    Returns how many rows were deleted and inserted."""
+    fields = dict.fromkeys(("pk", *ROW_FIELDS, *_DERIVED))
+    stored = {
+        (row["round_number"], row["seat"]): row
+        for row in SeatRound.objects.filter(game=game).values(*fields)
+    }
+    player_of = _players_by_round(game)
+    stale: list[dict[str, Any]] = []
+    fresh: list[SeatRound] = []
+    for line in lines:
+        values = {
+            "player_id": player_of(line.round_number, line.seat),
+            "club_id": game.club_id,
+            "season_id": game.season_id,
+            **line.to_dict(),
+        }
+        old = stored.pop((line.round_number, line.seat), None)
+        if old is not None and all(old[f] == values[f] for f in _DERIVED):
+            continue
+        if old is not None:
+            stale.append(old)
+        played_at = old["played_at"] if old is not None else dated(line.round_number)
+        fresh.append(SeatRound(game=game, played_at=played_at, **values))
+    stale.extend(stored.values())  # rounds no longer settled, or voided
+    if stale:
+        SeatRound.objects.filter(pk__in=[row["pk"] for row in stale]).delete()
+    created = SeatRound.objects.bulk_create(fresh) if fresh else []
+    _rows_replace(stale, [_row_dict(row) for row in created])  # the totals follow
+    return len(stale), len(created)
 
 
 def check_not_seated_elsewhere(*, player: Player, game: Game | None = None) -> None:
@@ -480,28 +523,22 @@ def check_not_seated_elsewhere(*, player: Player, game: Game | None = None) -> N
 
 def occupants_now(game: Game) -> dict[int, int | None]:
     """Seat → the club player sitting it now (``None`` for a guest), substitutes applied."""
-    now: dict[int, int | None] = dict(game.seats.values_list("number", "player_id"))
-    for _, seat, _, player in sorted(state_of(game).substitutes, key=lambda sub: sub[0] or 0):
-        now[seat] = player
-    return now
+    return {occupant.number: occupant.player_id for occupant in game.seats_now()}
 
 
 def _insert(
     game: Game, lines: Iterable[SeatLine], dated: Any, old: Sequence[Row]
 ) -> list[SeatRound]:
     """Insert the rows of ``lines`` in place of ``old`` (already deleted); totals follow."""
-    players = dict(game.seats.values_list("number", "player_id"))
-    substitutes = sorted(state_of(game).substitutes, key=lambda sub: sub[0] or 0)
+    created = SeatRound.objects.bulk_create(_rows(game, lines, dated))
+    _rows_replace(old, [_row_dict(row) for row in created])
+    return created
 
-    def player_of(number: int, seat: int) -> int | None:
-        """Who sat ``seat`` in round ``number``: the latest substitute from then on (R38)."""
-        who = players.get(seat)
-        for start, sub_seat, _, player in substitutes:
-            if sub_seat == seat and start <= number:
-                who = player
-        return who
 
-    rows = [
+def _rows(game: Game, lines: Iterable[SeatLine], dated: Any) -> list[SeatRound]:
+    """The unsaved seat-rounds of ``lines``, each credited to whoever sat it (R38)."""
+    player_of = _players_by_round(game)
+    return [
         SeatRound(
             game=game,
             player_id=player_of(line.round_number, line.seat),
@@ -512,9 +549,6 @@ def _insert(
         )
         for line in lines
     ]
-    created = SeatRound.objects.bulk_create(rows)
-    _rows_replace(old, [_row_dict(row) for row in created])
-    return created
 
 
 # -- totals and ratings kept with the seat-rounds ---------------------------------------------
@@ -890,3 +924,19 @@ def game_deleting(*, game: Game) -> None:
     old = list(rows.values(*ROW_FIELDS))
     rows.delete()
     _rows_replace(old, [])
+
+
+def _players_by_round(game: Game) -> Any:
+    """``(round, seat) → the club player who sat it`` (``None`` for a guest): the seat's,
+    or the latest substitute's from that round on (R38)."""
+    players = dict(game.seats.values_list("number", "player_id"))
+    substitutes = sorted(state_of(game).substitutes, key=lambda sub: sub[0] or 0)
+
+    def player_of(number: int, seat: int) -> int | None:
+        who = players.get(seat)
+        for start, sub_seat, _, player in substitutes:
+            if sub_seat == seat and start <= number:
+                who = player
+        return who
+
+    return player_of

@@ -76,6 +76,9 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Under /api/: a query parameter the operation's schema does not document, or a value it
+    # does not allow, is a 400 problem (invalid_query) before the view runs.
+    "referee.api.query.QueryParametersMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks: answers a locked-out login
 ]
 
@@ -206,7 +209,11 @@ SPECTACULAR_SETTINGS = {
         "outcomes and every stone that moved.\n\n"
         "Every error is an RFC 9457 problem (`application/problem+json`, see the "
         "`Problem` schema) with a stable machine-readable `code`; a rule violation also "
-        "names the rule id (`rule`, e.g. `R7`) and where it happened (`round`, `move`)."
+        "names the rule id (`rule`, e.g. `R7`) and where it happened (`round`, `move`).\n\n"
+        "Query parameters are strict: an operation takes only those it documents, with the "
+        "values their schemas allow. Any other parameter, a value out of its bounds or "
+        "choices, an empty value or one given twice is a 400 problem `invalid_query` that "
+        "names the parameter (`parameter`); nothing is silently ignored."
     ),
     "SERVE_INCLUDE_SCHEMA": False,
     # The shared components (Tile, Transfer, GameState, Problem…) first, then the enums.

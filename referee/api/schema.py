@@ -364,6 +364,11 @@ PROBLEM: Schema = {
             "description": "0-based index in that round's `moves`; `null` when elsewhere.",
         },
         "contradicts": ref("Contradiction"),
+        "parameter": {
+            "type": "string",
+            "description": "The query parameter refused (`invalid_query`): not one the "
+            "operation takes, or a value its schema does not allow.",
+        },
         "errors": {
             "type": "array",
             "description": "Field errors.",
@@ -992,7 +997,8 @@ class StrictSerializerExtension(OpenApiSerializerExtension):
 
 PROBLEM_DESCRIPTIONS: dict[int, str] = {
     400: "Malformed request (`parse_error`, `invalid` with `errors`, `unknown_field`, "
-    "`record_invalid`, `tile_invalid`…): nothing was applied.",
+    "`invalid_query` naming the `parameter`, `record_invalid`, `tile_invalid`…): nothing "
+    "was applied.",
     401: "No credentials, or a token that is unknown or revoked (`not_authenticated`, "
     "`authentication_failed`).",
     403: "These credentials may not do this (`permission_denied`, `seat_not_allowed`, "

@@ -158,7 +158,10 @@ class GameListItemSerializer(serializers.Serializer):  # type: ignore[type-arg]
     created_at = serializers.DateTimeField()
     closed_at = serializers.DateTimeField(allow_null=True)
     players = serializers.ListField(
-        child=serializers.CharField(), help_text="The seats' names, seat 0 to seat 4 (R3)."
+        child=serializers.CharField(),
+        source="players_now",
+        help_text="Who sits each seat now, seat 0 to seat 4 (R3): a re-seated name, or the "
+        "latest substitute (R38).",
     )
     club = serializers.CharField(
         source="club.slug", allow_null=True, help_text="The club's slug, if any."

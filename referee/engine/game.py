@@ -354,18 +354,32 @@ class Game:
     def void_round(self, number: int, reason: object) -> None:
         """Close round ``number`` as voided by the organiser, with its reason (R35).
 
-        The round must be the last one begun and begun voided (``void_ahead``);
-        a void that names no round yet begun begins it, empty. No stone moves:
-        the state after it is the state before it. Raises ``ruling_invalid``
-        (R35) for a void without a non-empty reason or of another round.
+        The round must be the last one begun and begun voided (``void_ahead``).
+        A round is voided finished or in play, never before anything of it was
+        entered (R35: a round not yet led, with no declared hand, holds nothing
+        to void; a misdeal before the lead is simply dealt again). No stone
+        moves: the state after it is the state before it. Raises
+        ``ruling_invalid`` (R35) for a void without a non-empty reason, of
+        another round, or of a round with nothing entered yet.
         """
         if not isinstance(reason, str) or not reason.strip():
             raise RulingInvalid(gettext_noop("a void always carries its reason"), rule="R35").at(
                 round=number
             )
         game_round = self.rounds[-1] if self.rounds else None
-        if game_round is None or (game_round.is_closed() and game_round.round.number < number):
-            game_round = self.begin_round()
+        if (
+            game_round is None
+            or (game_round.is_closed() and game_round.round.number < number)
+            or (game_round.round.number == number and game_round.is_fresh())
+        ):
+            raise RulingInvalid(
+                gettext_noop(
+                    "round %(number)s has not been led and holds no declared hand: "
+                    "there is nothing in it to void"
+                ),
+                rule="R35",
+                number=number,
+            ).at(round=number)
         if (
             game_round.round.number != number
             or not game_round.voided

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import django_filters  # type: ignore[import-untyped]
@@ -51,6 +52,22 @@ class StableOrderingFilter(OrderingFilter):
         "`-camat_elected,average_stones`. Default: `-camat_elected,-rounds_won,average_stones,"
         "display_name`."
     )
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        """``ordering`` with the pattern of the view's columns: anything else is a 400
+        (``invalid_query``, ``referee.api.query``), never silently ignored."""
+        parameters: list[dict[str, Any]] = super().get_schema_operation_parameters(view)
+        columns = "|".join(
+            re.escape(column) for column in getattr(view, "ordering_fields", None) or ()
+        )
+        for parameter in parameters:
+            if parameter["name"] == self.ordering_param and columns:
+                parameter["schema"] = {
+                    "type": "string",
+                    "pattern": f"^-?({columns})(,-?({columns}))*$",
+                    "maxLength": 500,
+                }
+        return parameters
 
     def get_ordering(self, request: Request, queryset: Any, view: Any) -> list[str]:
         ordering = list(super().get_ordering(request, queryset, view) or [])

@@ -150,7 +150,12 @@ class ClubGameSerializer(serializers.Serializer):  # type: ignore[type-arg]
     season = serializers.IntegerField(source="season_id", allow_null=True)
     created_at = serializers.DateTimeField()
     closed_at = serializers.DateTimeField(allow_null=True)
-    seats = ClubGameSeatSerializer(many=True, source="seats.all")
+    seats = ClubGameSeatSerializer(
+        many=True,
+        source="seats_now",
+        help_text="Who sits each seat now, seat 0 to 4: a re-seated name or the latest "
+        "substitute (R38), with their club player (null: a guest).",
+    )
 
 
 class SeatLinkSerializer(StrictSerializer):

@@ -6,11 +6,13 @@ Fast and without a server or database: ``make bench`` runs the real thing.
 from __future__ import annotations
 
 import asyncio
+import copy
 import math
 
 import pytest
 
 from bench import core, ladder, report
+from bench import corrections as bench_corrections
 from bench.load import Table, Tally, _open_loop, record_events, table_records
 from referee.engine.records import replay_record
 
@@ -198,3 +200,37 @@ def test_the_open_loop_counts_latency_from_when_a_move_was_due_not_when_it_was_s
     assert (len(slow.latencies), slow.errors) == (40, [])
     assert slow_late > 0
     assert max(slow.latencies) > 0.12 * 10 - 0.05 * 10  # the last move waited for 9 others
+def test_the_corrections_game_may_be_voided_in_round_1_and_its_mistake_stays_legal_R35_R37():
+    seed, record = bench_corrections.game_record()
+    index, played, mistaken = bench_corrections.mistake(record)
+
+    voided = copy.deepcopy(record)
+    voided["rounds"][0]["void"] = {"reason": "dealt face up"}
+    assert len(replay_record(voided)["rounds"]) == bench_corrections.ROUNDS
+    assert mistaken["rounds"][0]["moves"][index] == {"seat": played["seat"], "pass": True}
+    assert replay_record(mistaken) != replay_record(record)
+
+
+def _corrections_results(failures: list[str]) -> dict:
+    kind = {"n": 2, "mean_ms": 50.0, "cpu_mean_ms": 20.0, "p50_ms": 50.0, "max_ms": 60.0}
+    kind |= {"queries": 19, "queries_each": [18, 19]}
+    return {
+        "rounds": 40,
+        "seed": 73,
+        "events": 500,
+        "repeat": 2,
+        "mistake": {"round": 1, "move": 12, "entered": {}, "played": {"tile": "0-0"}},
+        "kinds": {k: kind for k in bench_corrections.KINDS},
+        "all": kind | {"n": 12},
+        "failures": failures,
+    }
+
+
+def test_the_report_shows_the_corrections_and_fails_on_a_differing_result():
+    text = report.render({"corrections": _corrections_results([])})
+    failed = report.checks({"corrections": _corrections_results(["void: differs"])})
+
+    assert "## Corrections of round 1 (R35–R37)" in text
+    assert "| unvoid |" in text
+    assert "PASS" in text
+    assert [ok for _, ok in failed] == [False]

@@ -430,3 +430,22 @@ def test_a_voided_round_with_a_nul_in_a_kept_hand_is_not_imported(organiser_clie
     # Refused at the edge, before the rules or the database see it (issue 12).
     assert (response.status_code, response.json()["code"]) == (400, "text_invalid")
     assert not Game.objects.exists()
+
+
+def test_voiding_the_next_round_before_its_lead_is_refused_and_changes_nothing_R35(
+    table, load_scenario
+):
+    """Decision (issue 9): R35 voids a round finished or in play; one not yet led, with
+    nothing entered in it, holds nothing to void (a misdeal is simply dealt again)."""
+    record = load_scenario("01_plain_finish")["record"]
+    table.play_round(record["rounds"][0])
+    before = table.state()
+
+    response = table.post("rounds/2/void/", {"reason": "dealt face up"}, client=table.organiser)
+
+    assert response.status_code == 422
+    body = response.json()
+    assert (body["code"], body["rule"], body["round"]) == ("ruling_invalid", "R35", 2)
+    assert "nothing in it to void" in body["detail"]
+    assert table.state() == before
+    assert not Event.objects.filter(kind="void").exists()

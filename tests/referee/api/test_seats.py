@@ -187,6 +187,8 @@ def test_a_phone_that_claims_a_released_seat_cannot_amend_or_undo_its_hand_R31(t
 
     assert (amended.status_code, amended.json()["code"]) == (403, "seat_not_allowed")
     assert (undone.status_code, undone.json()["code"]) == (403, "seat_not_allowed")
+    assert "changed only by the phone that declared it" in amended.json()["detail"]
+    assert "undone only by the phone that declared it" in undone.json()["detail"]
 
 
 def test_the_scorekeeper_cannot_undo_a_seats_declared_hand_R31(table):
@@ -197,6 +199,10 @@ def test_the_scorekeeper_cannot_undo_a_seats_declared_hand_R31(table):
 
     assert response.status_code == 403
     assert response.json()["code"] == "seat_not_allowed"
+    # It says what was refused, an undo, not a declaration (issue 9 QA).
+    assert response.json()["detail"] == (
+        "This hand can be undone only by the phone that declared it, or by the organiser (R31)."
+    )
     assert table.state()["seats"][1]["has_declared"] is True
 
 

@@ -167,3 +167,33 @@ def test_a_fold_refuses_an_adjustment_as_the_replay_does_R36():
     with pytest.raises(RefereeError) as caught:
         folding.fold(parsed.rules, [(e.kind, e.payload) for e in entries])
     assert {k: caught.value.to_dict()[k] for k in scenario["expect"]} == scenario["expect"]
+
+
+@pytest.mark.parametrize("where", ["last", "between"])
+def test_a_round_with_nothing_entered_cannot_be_voided_R35(where):
+    """Decision (issue 9): a round not yet led and with no declared hand holds nothing to
+    void; a record that voids such a round is refused, as the live table refuses it."""
+    record = _record()
+    empty = {"moves": [], "void": {"reason": "dealt face up"}}
+    if where == "last":
+        record["rounds"].append(empty)
+    else:
+        record["rounds"].insert(1, empty)
+    number = len(record["rounds"]) if where == "last" else 2
+
+    error = _error(record)
+
+    assert (error["code"], error["rule"], error["round"]) == ("ruling_invalid", "R35", number)
+
+
+def test_a_round_with_only_a_declared_hand_may_be_voided_R35_R31():
+    record = _record()
+    hand = ["6-6", "0-1", "2-5", "3-3", "1-4"]
+    record["rounds"].append(
+        {"moves": [], "hands": {"2": hand}, "void": {"reason": "dealt face up"}}
+    )
+
+    result = replay_record(record)
+
+    assert result["rounds"][-1]["void"] is True
+    assert result["rounds"][-1]["after"]["stones"] == result["rounds"][-2]["after"]["stones"]

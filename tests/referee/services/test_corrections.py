@@ -3,13 +3,24 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
-from referee import corrections, services
+from bench import corrections as bench_corrections
+from referee import corrections, folding, services
+from referee.engine.records import Record, replay_record
 from referee.models import Event
+from scoring.lines import game_lines
 from scoring.models import SeatRound
 from tests.factories import GameFactory, UserFactory
 from tests.referee.services.test_game_services import play_record_through_services, submit
+
+LINE_FIELDS = (
+    "round_number", "seat", "won", "first_cappu", "ceki", "pollo", "manguno", "mattikkeng",
+    "cucuq", "passes", "passebunge", "stones_received", "stones_given", "stones_held",
+    "camat_elected", "cycle_ended",
+)  # fmt: skip
 
 pytestmark = pytest.mark.django_db
 
@@ -81,3 +92,93 @@ def test_no_correction_re_dates_a_round_that_stays_settled_R35_R37(blocked, orga
         )
 
     assert _times(blocked) == before
+
+
+# -- a correction writes only what it changes (issue 9: corrections made cheap) ------------
+
+
+@pytest.fixture
+def forty_rounds(organiser, load_scenario):
+    """g101 (40 rounds) with round 1's LEMPA 0-0 (move 13) entered as a pass: a double keeps
+    the open ends, so the mistaken game stays legal to its end."""
+    record = load_scenario("g101_generated_40_rounds")["record"]
+    mistaken = copy.deepcopy(record)
+    mistaken["rounds"][0]["moves"][13] = {"seat": 0, "pass": True}
+    return services.game_import(record=mistaken, created_by=organiser.user), record
+
+
+def _events(game) -> dict[int, tuple[int, object]]:
+    return {
+        e.pk: (e.position, e.revoked_by_id) for e in Event.objects.filter(game=game).order_by("pk")
+    }
+
+
+def _seat_rounds(game) -> dict[int, tuple]:
+    return {
+        row[0]: row[1:]
+        for row in SeatRound.objects.filter(game=game).values_list("pk", *LINE_FIELDS)
+    }
+
+
+def _replayed_lines(record) -> list[tuple]:
+    parsed = Record.parse(record)
+    engine, _ = folding.fold(
+        parsed.rules, [(e.kind, e.payload) for e in folding.record_entries(parsed.rounds)]
+    )
+    return sorted(tuple(line.to_dict()[f] for f in LINE_FIELDS) for line in game_lines(engine))
+
+
+def test_amending_round_1_rewrites_only_the_event_and_the_league_rows_that_change_R37(
+    forty_rounds, organiser
+):
+    game, record = forty_rounds
+    events, rows = _events(game), _seat_rounds(game)
+
+    corrections.events_correct(
+        game_id=game.pk,
+        actor=organiser,
+        changes=[corrections.Change("amend", 13, payload={"seat": 0, "tile": "0-0"})],
+    )
+
+    after = _events(game)
+    new = sorted(set(after) - set(events))
+    assert len(new) == 1
+    assert after[new[0]][0] == 13
+    revoked = [pk for pk, (_, by) in after.items() if by is not None]
+    assert len(revoked) == 1
+    assert events[revoked[0]][0] == 13
+    assert {pk: after[pk] for pk in events if pk != revoked[0]} == {
+        pk: v for pk, v in events.items() if pk != revoked[0]
+    }  # no other event row touched
+    now = _seat_rounds(game)
+    kept = set(now) & set(rows)
+    assert kept
+    assert all(now[pk] == rows[pk] for pk in kept)
+    rewritten = set(now) - set(rows)
+    assert rewritten
+    assert len(rewritten) == len(set(rows) - set(now))
+    assert sorted(now.values()) == _replayed_lines(record)
+    assert replay_record(services.game_export(game)) == replay_record(record)
+
+
+def test_voiding_round_1_moves_later_events_without_rewriting_them_R35_R37(
+    organiser, load_scenario
+):
+    """A 40-round game whose round 1 may be voided with every later round legal (bench)."""
+    seed, record = bench_corrections.game_record()
+    game = services.game_import(record=record, created_by=organiser.user)
+    events = _events(game)
+    last_of_round_1 = max(e.position for e in Event.objects.filter(game=game, round_number=1))
+
+    corrections.round_void(game_id=game.pk, round=1, reason="dealt face up", actor=organiser)
+
+    after = _events(game)
+    assert set(events) <= set(after)
+    assert len(after) == len(events) + 1
+    for pk, (position, revoked_by) in events.items():
+        shift = 1 if position > last_of_round_1 else 0
+        assert after[pk] == (position + shift, revoked_by)
+    voided = copy.deepcopy(record)
+    voided["rounds"][0]["void"] = {"reason": "dealt face up"}
+    assert replay_record(services.game_export(game)) == replay_record(voided)
+    assert sorted(_seat_rounds(game).values()) == _replayed_lines(voided)

@@ -63,7 +63,9 @@ def test_standings_sort_by_any_column_with_ties_broken_by_player(member_client, 
         row["display_name"] for row in by_name
     )
     assert default[0]["display_name"] == "Besse"  # the only CAMAT (scenario 14, R24)
-    assert member_client.get(url, {"ordering": "secret"}).status_code == 200  # unknown: ignored
+    unknown = member_client.get(url, {"ordering": "secret"})  # refused, no longer ignored
+    assert (unknown.status_code, unknown.json()["code"]) == (400, "invalid_query")
+    assert unknown.json()["parameter"] == "ordering"
 
 
 def test_standings_are_paged(member_client, club, played):
