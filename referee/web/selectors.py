@@ -140,6 +140,7 @@ class TablePage:
     reveal: dict[str, Any] | None = None
     confirm_undo: bool = False
     computer_move: dict[str, Any] | None = None
+    hand: Any = None  # this seat's own hand (``referee.web.hands.HandPanel``, R31)
 
     @property
     def mode_query(self) -> str:
@@ -152,6 +153,8 @@ class TablePage:
             return "&confirm=undo"
         if self.reveal is not None:
             return f"&reveal={self.reveal['seat']['seat']}"
+        if self.hand is not None and self.hand.declaring:
+            return "&declare=1"
         return ""
 
     @property
@@ -172,6 +175,8 @@ class TablePage:
             mode = f"undo:{self.undo_event['position']}"
         elif self.reveal is not None:
             mode = f"reveal:{self.reveal['seat']['seat']}"
+        elif self.hand is not None and self.hand.declaring:
+            mode = "declare"
         else:
             mode = "reveal-seats" if self.reveal_seats else "picker"
         tiles = ",".join(f"{t.domino.name}={t.state}" for t in self.picker if t.enabled)
@@ -211,6 +216,7 @@ def table_page(
     confirm_undo: bool = False,
     ticked: frozenset[str] = frozenset(),
     pips: str = "",
+    declare: bool = False,
 ) -> TablePage:
     """The page of ``token``'s game as that phone sees it (its seat, or the scorekeeper).
 
@@ -218,9 +224,12 @@ def table_page(
     leading seat); ``reveal`` the seat whose remaining tiles are being entered
     at a blocked round, with the tiles already ``ticked`` on its form (kept when
     a live update or a refusal redraws it, like the typed ``pips``); ``confirm_undo``
-    asks before undoing.
+    asks before undoing; ``declare`` opens this seat's hand picker (R31, with the
+    ``ticked`` tiles).
     A ``pick`` or ``reveal`` that the state no longer allows is dropped.
     """
+    from referee.web.hands import hand_panel  # it draws with this module's pieces
+
     game = token.game
     state = selectors.game_state_for(game, viewer=token.seat, viewer_label=token.actor)
     rnd = state["round"]
@@ -279,6 +288,7 @@ def table_page(
         reveal=reveal_view,
         confirm_undo=confirm_undo and undo_event is not None,
         computer_move=_computer_move(last, state),
+        hand=hand_panel(game, state, my_seat, declare=declare, ticked=ticked),
     )
 
 

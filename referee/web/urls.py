@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from referee.web import computer, views
+from referee.web import computer, hands, views
 
 app_name = "web"
 
@@ -16,6 +16,7 @@ urlpatterns = [
     path("table/move/", views.move, name="move"),
     path("table/reveal/", views.reveal, name="reveal"),
     path("table/undo/", views.undo, name="undo"),
+    path("table/hand/", hands.declare, name="hand"),
     path("games/", views.organiser_games, name="organiser-games"),
     path("games/<uuid:game_id>/", views.organiser_game, name="organiser-game"),
     path("games/<uuid:game_id>/computer/", computer.organiser_computer, name="organiser-computer"),

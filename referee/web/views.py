@@ -420,6 +420,7 @@ def _wanted_modes(request: HtmxHttpRequest) -> dict[str, Any]:
         "confirm_undo": request.GET.get("confirm") == "undo",
         "ticked": frozenset(request.GET.getlist("tiles")),
         "pips": request.GET.get("pips", ""),
+        "declare": request.GET.get("declare") == "1",
     }
 
 
@@ -515,6 +516,7 @@ def _answer(
         reveal=modes.get("reveal"),
         ticked=modes.get("ticked", frozenset()),
         pips=modes.get("pips", ""),
+        declare=modes.get("declare", False),
     )
     if flash is not None and flash.get("entered") is not None:
         position = flash.pop("entered")
@@ -530,6 +532,8 @@ def _answer(
             if modes.get("pips"):
                 query.append(("pips", modes["pips"]))
             url += "?" + urlencode(query)
+        elif modes.get("declare"):
+            url += "?" + urlencode([("declare", 1), *(("tiles", t) for t in modes["ticked"])])
         return redirect(url)
     return render(request, "referee/_live.html", _live_context(page, flash), status=status)
 
