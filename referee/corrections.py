@@ -50,6 +50,7 @@ from referee.services import (
     _refusal_log,
     _remember,
 )
+from referee.verification import verifications_refresh
 from scoring import services as league
 from scoring.exceptions import PlayerTwice
 
@@ -421,6 +422,7 @@ def _correct(
             correction = _store(game, before, after, actor, reason, kind)
             _recache(game, engine, after)
             league.seat_rounds_rebuild(game=game, engine=engine)
+            verifications_refresh(game=game, actor=actor)  # resolves or resets (issue 11)
             body = {
                 "correction": correction_dict(correction),
                 "state": game_state_for(game, viewer=actor.seat, viewer_label=actor.label),
