@@ -183,6 +183,13 @@ class TablePage:
         return f"{mode}|{self.move_seat}|{self.can_pass}|{tiles}"
 
     @property
+    def round_summary(self) -> dict[str, Any] | None:
+        """The last settled round's verification on this phone (issue 11)."""
+        from referee.web.verification import round_summary  # it builds on this page
+
+        return round_summary(self)
+
+    @property
     def me(self) -> dict[str, Any] | None:
         """This phone's seat, or ``None`` for the scorekeeper of the whole table."""
         return self.seats[self.my_seat] if self.my_seat is not None else None

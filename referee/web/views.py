@@ -345,6 +345,9 @@ def organiser_game(request: HtmxHttpRequest, game_id: Any) -> HttpResponse:
     if not (user.is_staff or game.created_by_id == user.pk):
         raise Http404
     context = {"game": game, "seats": game.seats.all(), **_join_context(request, game)}
+    from referee.web.verification import organiser_context  # it builds on this module
+
+    context.update(organiser_context(game))  # disputed rounds (issue 11)
     return render(request, "referee/organiser_game.html", context)
 
 
