@@ -44,6 +44,7 @@ from scoring.api.filters import (
     STANDINGS_ORDERING_FIELDS,
     PlayedBetweenFilter,
     StableOrderingFilter,
+    StandingsFilter,
 )
 from scoring.api.renderers import EXPORT_FORMATS, CSVRenderer, SpreadsheetCSVRenderer
 from scoring.exceptions import NotClubOrganiser
@@ -598,7 +599,9 @@ STANDINGS_DESCRIPTION = (
     "MATTIKKENG, CUCUQ, PASS and PASSEBUNGE counts, stones received and given, CAMAT "
     "elections and stones received per round. One aggregate SQL query over the seat-round "
     "table: the cost does not grow with the number of rounds. Sort with `ordering` (any "
-    "column, `-` for descending; ties by player id), filter rounds by date, page with "
+    "column, `-` for descending; ties by player id), filter rounds by date or to the rounds "
+    "verified at the table (`verified=true`: confirmed by a second seat's phone or resolved "
+    "by the organiser; `verified=false`: the others), page with "
     "`page`/`page_size`. `?format=csv` (or `Accept: text/csv`) gives every row as plain RFC "
     "4180 CSV (UTF-8, `,`); `?format=spreadsheet` as Excel and LibreOffice open it: UTF-8 "
     "with a byte-order mark, `;` and a decimal comma for French, Polish and Indonesian "
@@ -626,7 +629,7 @@ class StandingsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
     pagination_class = LeaguePagination
     renderer_classes = [JSONRenderer, CSVRenderer, SpreadsheetCSVRenderer]
     filter_backends = [DjangoFilterBackend, StableOrderingFilter]
-    filterset_class = PlayedBetweenFilter
+    filterset_class = StandingsFilter
     ordering_fields = STANDINGS_ORDERING_FIELDS
     ordering = STANDINGS_DEFAULT_ORDERING
 
