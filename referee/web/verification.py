@@ -37,7 +37,8 @@ class VerifyForm(forms._WriteForm):
     """Confirm or dispute (with a reason, ≤ 200 characters) settled round ``round``."""
 
     round = django_forms.IntegerField(min_value=1)
-    action = django_forms.ChoiceField(choices=[("confirm", "confirm"), ("dispute", "dispute")])
+    # Not "action": an input of that name would hide the form's own ``action`` from scripts.
+    verdict = django_forms.ChoiceField(choices=[("confirm", "confirm"), ("dispute", "dispute")])
     reason = django_forms.CharField(
         required=False, max_length=verification.VERIFICATION_REASON_MAX, strip=True
     )
@@ -119,11 +120,11 @@ def verify(request: Any) -> HttpResponse:
         return views._answer(request, token, views._form_refusal(form), 400)
     data = form.cleaned_data
     actor = Actor(token=token)
-    body = {"kind": "verify", "round": data["round"], "action": data["action"]}
+    body = {"kind": "verify", "round": data["round"], "verdict": data["verdict"]}
     body["reason"] = data.get("reason") or ""
     idempotency = views._idempotency(request, data, body)
     try:
-        if data["action"] == "confirm":
+        if data["verdict"] == "confirm":
             outcome = verification.round_confirm(
                 game_id=token.game_id, round=data["round"], actor=actor, idempotency=idempotency
             )

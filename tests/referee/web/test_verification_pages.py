@@ -35,7 +35,7 @@ def tap(client: Client, game: Game, action: str, reason: str = "", number: int =
         "version": game.version,
         "key": str(uuid.uuid4()),
         "round": number,
-        "action": action,
+        "verdict": action,
         "reason": reason,
     }
     return client.post("/table/verify/", data, headers=HTMX)
@@ -57,14 +57,14 @@ def phones(joined, game) -> dict[Any, Client]:
 def test_every_phone_shows_the_settled_round_and_only_other_seats_may_confirm(phones, game) -> None:
     andi = block(phones[0].get("/table/").content.decode())  # he entered its last move
     assert 'data-status="unverified"' in andi
-    assert 'value="confirm"' not in andi
+    assert 'name="verdict" value="confirm"' not in andi
     assert "This phone entered the round's last move" in andi
     besse = block(phones[1].get("/table/").content.decode())
-    assert 'value="confirm"' in besse
-    assert 'value="dispute"' in besse
+    assert 'name="verdict" value="confirm"' in besse
+    assert 'name="verdict" value="dispute"' in besse
     keeper = block(phones["keeper"].get("/table/").content.decode())
     assert 'data-status="unverified"' in keeper
-    assert 'value="confirm"' not in keeper
+    assert 'name="verdict" value="confirm"' not in keeper
 
 
 def test_a_confirmation_shows_on_every_phone_with_who_confirmed(phones, game) -> None:
@@ -75,8 +75,8 @@ def test_a_confirmation_shows_on_every_phone_with_who_confirmed(phones, game) ->
     for client in (phones[2], phones[0], phones["keeper"]):
         shown = block(client.get("/table/").content.decode())
         assert "Round 1 confirmed by Besse (seat 1)." in shown
-        assert 'value="confirm"' not in shown
-    assert 'value="dispute"' in block(phones[2].get("/table/").content.decode())
+        assert 'name="verdict" value="confirm"' not in shown
+    assert 'name="verdict" value="dispute"' in block(phones[2].get("/table/").content.decode())
 
 
 def test_the_seat_that_entered_the_last_move_is_refused_by_the_referee_too(phones, game) -> None:
@@ -132,7 +132,7 @@ def test_the_round_stays_verifiable_once_the_next_round_has_hands(phones, game) 
     assert phones[3].post("/table/hand/", data, headers=HTMX).status_code == 201
     shown = block(phones[1].get("/table/").content.decode())
     assert 'data-round="1"' in shown
-    assert 'value="confirm"' in shown
+    assert 'name="verdict" value="confirm"' in shown
     assert tap(phones[1], game, "confirm").status_code == 200
     assert "confirmed by Besse" in block(phones[3].get("/table/").content.decode())
-    assert 'value="confirm"' not in block(phones[0].get("/table/").content.decode())
+    assert 'name="verdict" value="confirm"' not in block(phones[0].get("/table/").content.decode())
