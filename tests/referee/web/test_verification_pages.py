@@ -136,3 +136,28 @@ def test_the_round_stays_verifiable_once_the_next_round_has_hands(phones, game) 
     assert tap(phones[1], game, "confirm").status_code == 200
     assert "confirmed by Besse" in block(phones[3].get("/table/").content.decode())
     assert 'name="verdict" value="confirm"' not in block(phones[0].get("/table/").content.decode())
+
+
+@pytest.mark.parametrize(
+    ("language", "confirm", "declare", "pending"),
+    [
+        ("fr", "Confirmer la manche 1", "Déclarer ma main…", "pas encore vérifiée"),
+        ("id", "Konfirmasi ronde 1", "Nyatakan tangan saya…", "belum diperiksa"),
+        ("pl", "Potwierdź rundę 1", "Zgłoś moją rękę…", "nie jest jeszcze sprawdzona"),
+    ],
+)
+def test_the_verification_and_the_hand_speak_the_phones_language(
+    joined, game, language, confirm, declare, pending
+) -> None:
+    phone = joined(game, seat=1, **{"Accept-Language": language})
+    for seat in (0, 2, 3, 4):
+        joined(game, seat=seat)
+    play_round_1(game)
+    html = phone.get("/table/").content.decode()
+    assert confirm in html
+    assert declare in html
+    assert pending in html
+    response = tap(phone, game, "confirm")
+    assert response.status_code == 200
+    assert 'data-status="confirmed"' in response.content.decode()
+    assert "Round 1 confirmed" not in response.content.decode()  # translated too
