@@ -142,6 +142,23 @@ def hand_panel(
     return panel
 
 
+def narrow_to_hand(
+    picker: list[PickerTile], panel: HandPanel | None, *, move_seat: int | None
+) -> bool:
+    """Grey the picker's tiles outside this seat's declared hand while it enters its own
+    move, saying why (R31); returns whether PASS stays possible (not while a tile of the
+    hand can be played: the referee would refuse the pass, R31)."""
+    if panel is None or panel.tiles is None or move_seat != panel.seat:
+        return True
+    hand = {t.domino.name for t in panel.tiles}
+    for tile in picker:
+        name = tile.domino.name
+        if name not in hand and tile.state != "played":
+            tile.state = "blocked"
+            tile.why = gettext("%(tile)s is not in your declared hand (R31).") % {"tile": name}
+    return panel.playable_count == 0
+
+
 def _domino(name: str) -> Domino:
     low, high = (int(v) for v in name.split("-"))
     return Domino(name=name, first=low, second=high)

@@ -235,7 +235,7 @@ def table_page(
     ``ticked`` tiles).
     A ``pick`` or ``reveal`` that the state no longer allows is dropped.
     """
-    from referee.web.hands import hand_panel  # it draws with this module's pieces
+    from referee.web.hands import hand_panel, narrow_to_hand  # they draw with this module
 
     game = token.game
     state = selectors.game_state_for(game, viewer=token.seat, viewer_label=token.actor)
@@ -277,6 +277,8 @@ def table_page(
     if is_open and last is not None and (my_seat is None or last.get("seat") == my_seat):
         undo_event = _event_view(last, seats)
 
+    hand = hand_panel(game, state, my_seat, declare=declare, ticked=ticked)
+    may_pass = narrow_to_hand(picker_tiles, hand, move_seat=move_seat)  # R31
     return TablePage(
         game=game,
         state=state,
@@ -287,7 +289,7 @@ def table_page(
         events=[_event_view(event, seats) for event in reversed(state["last_events"])],
         banner=_banner(state, seats),
         can_move=can_move,
-        can_pass=can_move and status == "in_play",
+        can_pass=can_move and status == "in_play" and may_pass,
         move_seat=move_seat,
         reveal_seats=reveal_seat_views,
         undo_event=undo_event,
@@ -295,7 +297,7 @@ def table_page(
         reveal=reveal_view,
         confirm_undo=confirm_undo and undo_event is not None,
         computer_move=_computer_move(last, state),
-        hand=hand_panel(game, state, my_seat, declare=declare, ticked=ticked),
+        hand=hand,
     )
 
 

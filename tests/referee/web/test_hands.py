@@ -112,8 +112,12 @@ def test_the_hand_says_in_words_which_tiles_are_playable_played_or_not(
     }
     assert "1-6: playable now" in html
     assert "3-4: not playable now" in html
-    # The picker greys every tile outside her hand (the state narrows it for her alone).
-    assert re.search(r'class="tile blocked" data-tile="1-1"', html)
+    # The picker greys every tile outside her hand and says why; no PASS while she can play.
+    assert re.search(
+        r'class="tile blocked" data-tile="1-1"[^>]*data-why="1-1 is not in your declared hand',
+        html,
+    )
+    assert 'name="is_pass"' not in html
     enter(game, keeper, [{"seat": 1, "tile": "1-6"}])
     html = besse.get("/table/").content.decode()
     assert hand_tiles(html)["1-6"] == "played"
