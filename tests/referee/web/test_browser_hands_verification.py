@@ -52,7 +52,7 @@ def test_a_seat_declares_its_hand_privately_and_no_other_page_carries_it(
     expect(besse.locator("form.hand-form")).to_be_visible()
     for tile in HAND:
         besse.click(f'form.hand-form label[data-tile="{tile}"]')
-    screenshot(besse, "12-declare-hand")
+    screenshot(besse, "hand-declare")
     before = version(besse)
     besse.click("form.hand-form button[type=submit]")
     wait_for_version(besse, before + 1)
@@ -69,7 +69,7 @@ def test_a_seat_declares_its_hand_privately_and_no_other_page_carries_it(
         "not playable now"
     )
     expect(besse.locator('.hand-tile[data-hand-tile="1-6"] .sign')).to_have_text("✓")
-    screenshot(besse, "13-hand-playable")
+    screenshot(besse, "hand-playable")
 
     wait_for_version(cakra, game.version)  # Cakra's phone polled every change
     cakra.reload()
@@ -114,13 +114,13 @@ def test_a_round_confirmed_by_one_phone_disputed_by_another_shows_for_the_organi
     settled(cakra)
     cakra.click("#verification details.dispute summary")
     cakra.fill("form.dispute-round input[name=reason]", "Daeng played 2-4, not 2-5")
-    screenshot(cakra, "14-dispute-round")
+    screenshot(cakra, "round-dispute")
     cakra.click("form.dispute-round button[type=submit]")
     expect(cakra.locator("#verification")).to_have_attribute("data-status", "disputed")
     for page in (andi, besse):  # every phone follows by its poll
         expect(page.locator("#verification")).to_contain_text("disputed by Cakra (seat 2)")
         expect(page.locator("#verification")).to_contain_text("Daeng played 2-4, not 2-5")
-    screenshot(besse, "15-round-disputed")
+    screenshot(besse, "round-disputed")
 
     desk = phone()
     desk.goto(f"/accounts/login/?next=/games/{game.pk}/")
@@ -131,7 +131,8 @@ def test_a_round_confirmed_by_one_phone_disputed_by_another_shows_for_the_organi
     expect(flag).to_contain_text("Round 1 disputed by Cakra (seat 2)")
     expect(flag).to_contain_text("Daeng played 2-4, not 2-5")
     expect(desk.locator("#verifications .flash.error")).to_contain_text("1 round is disputed")
-    screenshot(desk, "16-organiser-dispute")
+    flag.scroll_into_view_if_needed()
+    screenshot(desk, "organiser-dispute")
 
     api = APIClient()
     api.force_authenticate(organiser)
