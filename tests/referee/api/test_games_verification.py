@@ -27,6 +27,13 @@ def verify(table: Any, what: str, seat: int | None, body: Any = None, **headers:
     return table.post(f"rounds/1/{what}/", body or {}, client=client, **headers)
 
 
+def result_of(table: Any) -> dict[str, Any]:
+    """``GET …/result/`` as sent, with each round's ``verification``."""
+    response = table.get("result/")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
 def resolve(table: Any, number: int = 1, body: Any = None) -> Any:
     return table.post(f"rounds/{number}/resolve/", body or {}, client=table.organiser)
 
@@ -41,7 +48,7 @@ def test_a_settled_round_is_unverified_in_the_state_and_the_result(settled) -> N
     state = settled.state()
     assert state["round"]["verification"] is None  # round 2, not settled
     assert state["round"]["previous"]["verification"]["status"] == "unverified"
-    assert settled.result()["rounds"][0]["verification"]["status"] == "unverified"
+    assert result_of(settled)["rounds"][0]["verification"]["status"] == "unverified"
 
 
 def test_another_seat_confirms_and_every_view_says_who(settled) -> None:
@@ -58,7 +65,7 @@ def test_another_seat_confirms_and_every_view_says_who(settled) -> None:
         previous = settled.state(client=reader)["round"]["previous"]
         assert previous["verification"]["status"] == "confirmed"
         assert previous["verification"]["seat"] == 1
-    assert settled.result()["rounds"][0]["verification"]["seat"] == 1
+    assert result_of(settled)["rounds"][0]["verification"]["seat"] == 1
 
 
 def test_the_seat_that_entered_the_last_event_cannot_verify_it(settled) -> None:
@@ -149,7 +156,7 @@ def test_a_dispute_stands_until_the_organiser_marks_the_round_confirmed(settled)
     assert verification["resolution"] == "confirmed"
     assert verification["reason"] == "Daeng's 2-4 was 2-5"  # kept: what was disputed
     assert verification["note"] == "checked with the table"
-    assert settled.result()["rounds"][0]["verification"]["status"] == "resolved"
+    assert result_of(settled)["rounds"][0]["verification"]["status"] == "resolved"
 
 
 def test_the_same_dispute_twice_changes_nothing(settled) -> None:
@@ -181,7 +188,7 @@ def test_an_organisers_void_of_the_round_resolves_its_dispute_R35(settled) -> No
         "rounds/1/void/", {"reason": "dealt with 27 tiles"}, client=settled.organiser
     )
     assert response.status_code == 200, response.content
-    verification = settled.result()["rounds"][0]["verification"]
+    verification = result_of(settled)["rounds"][0]["verification"]
     assert verification["status"] == "resolved"
     assert verification["resolution"] == "voided"
     assert verify(settled, "confirm", 3).json()["code"] == "round_voided"
@@ -234,5 +241,5 @@ def test_verifying_an_earlier_round_reads_its_stored_events(settled) -> None:
     response = verify(settled, "confirm", 1)
     assert response.status_code == 200, response.content
     assert verify(settled, "confirm", 0).json()["code"] == "verification_own_entry"
-    assert settled.result()["rounds"][0]["verification"]["status"] == "confirmed"
-    assert settled.result()["rounds"][1]["verification"]["status"] == "unverified"
+    assert result_of(settled)["rounds"][0]["verification"]["status"] == "confirmed"
+    assert result_of(settled)["rounds"][1]["verification"]["status"] == "unverified"
