@@ -87,8 +87,7 @@ DISPUTED = _problem(
     409,
     "round_disputed",
     "Round disputed",
-    "This round is disputed: the organiser resolves it (correct it, void it or mark it "
-    "confirmed).",
+    "This round is disputed: the organiser resolves it (correct it, void it or mark it confirmed).",
 )
 CLOSED = _problem(
     409, "game_closed", "Game closed", "This game is closed: no more events can be entered."
