@@ -54,6 +54,7 @@ from referee.services import (
     _remember,
 )
 from referee.store import rules_of, set_state, state_of
+from referee.verification import verifications_refresh
 
 # Positions moved during a correction park here first: a live position is unique per game.
 _PARKING_OFFSET = 1_000_000_000
@@ -424,6 +425,7 @@ def _correct(
             signals.rounds_changed.send(
                 Game, game=game, engine=engine, played_at=None, settled_at=_settled_at(after, now)
             )
+            verifications_refresh(game=game, actor=actor)  # resolves or resets (issue 11)
             body = {
                 "correction": correction_dict(correction),
                 "state": game_state_for(game, viewer=actor.seat, viewer_label=actor.label),

@@ -340,3 +340,58 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.scope}:{self.key}"
+
+
+class RoundVerification(models.Model):
+    """A finished round's verification at the table (issue 11): a phone of another seat
+    than the one that entered the round's last event confirms its summary or disputes it
+    with a short reason, until the organiser resolves a dispute.
+
+    No row means ``unverified``. ``digest`` is the SHA-256 of the round's live events
+    when the row was last written: a correction or undo that changes them resets a
+    confirmation, and an organiser's correction or void resolves a dispute
+    (``referee.verification``).
+    """
+
+    class Status(models.TextChoices):
+        UNVERIFIED = "unverified", _("unverified")
+        CONFIRMED = "confirmed", _("confirmed")
+        DISPUTED = "disputed", _("disputed")
+        RESOLVED = "resolved", _("resolved")
+
+    class Resolution(models.TextChoices):
+        CONFIRMED = "confirmed", _("marked confirmed")
+        CORRECTED = "corrected", _("corrected")
+        VOIDED = "voided", _("voided")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="verifications")
+    round_number = models.PositiveIntegerField()
+    status = models.CharField(max_length=12, choices=Status.choices)
+    seat = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="The seat that confirmed or disputed it (0–4)."
+    )
+    reason = models.CharField(max_length=200, blank=True, help_text="Why it was disputed.")
+    entered_by = models.CharField(
+        max_length=120, help_text="The table token that confirmed or disputed it."
+    )
+    resolution = models.CharField(max_length=12, choices=Resolution.choices, blank=True)
+    resolved_by = models.CharField(max_length=120, blank=True)
+    note = models.CharField(max_length=200, blank=True, help_text="The organiser's note.")
+    digest = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["game", "round_number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["game", "round_number"], name="round_verification_unique_round"
+            ),
+            models.CheckConstraint(
+                condition=Q(seat__isnull=True) | Q(seat__lte=4),
+                name="round_verification_seat_0_to_4",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"round {self.round_number} of {self.game_id}: {self.status}"

@@ -111,13 +111,41 @@ def game_state(
         "table": standing.table,
         "camat": standing.camat,
         "turn": turn,
-        "round": _round_state(engine, rnd, status, viewer),
+        "round": _with_verification(_round_state(engine, rnd, status, viewer), game),
         "seats": seats,
         "last_events": [
             _event_summary(event, effect)
             for event, effect in list(zip(events, effects, strict=True))[-LAST_EVENTS:]
         ],
     }
+
+
+UNVERIFIED: dict[str, Any] = {
+    "status": "unverified",
+    "seat": None,
+    "reason": None,
+    "resolution": None,
+    "note": None,
+    "updated_at": None,
+}
+"""A round nobody has confirmed or disputed yet (``referee.verification``)."""
+
+
+def cached_verification(game: Game, number: int) -> dict[str, Any]:
+    """Round ``number``'s verification from the game row's cache (no query), as
+    ``referee.verification`` keeps it for the rounds the state can show."""
+    entry = (game.state.get("verification") or {}).get(str(number))
+    return dict(entry) if entry else dict(UNVERIFIED)
+
+
+def _with_verification(round_state: dict[str, Any], game: Game) -> dict[str, Any]:
+    """The round's ``verification`` (``null`` while it is not settled) and that of the
+    ``previous`` round, settled or voided (issue 11)."""
+    round_state["verification"] = None
+    previous = round_state.get("previous")
+    if previous is not None:
+        previous["verification"] = cached_verification(game, previous["number"])
+    return round_state
 
 
 def _round_state(engine: EngineGame, rnd: Any, status: str, viewer: int | None) -> dict[str, Any]:

@@ -898,6 +898,9 @@ def _after_correction(game: Game, actor: Actor, extra: dict[str, Any]) -> dict[s
     game.save(update_fields=["version", "state"])
     # The correction may change any settled round; each keeps its time (issue 13 item 5).
     signals.rounds_changed.send(Game, game=game, engine=engine, played_at=None)
+    from referee.verification import verifications_refresh  # it builds on this module
+
+    verifications_refresh(game=game, actor=actor)  # an undo may reopen a verified round
     return {**extra, "state": game_state_for(game, viewer=actor.seat, viewer_label=actor.label)}
 
 

@@ -24,7 +24,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from referee import conditional, corrections, selectors, services
+from referee import conditional, corrections, selectors, services, verification
 from referee.api import serializers as s
 from referee.api.auth import CanUseGame, IsOrganiser, actor_of, can_access
 from referee.api.pagination import MAX_PAGE, BoundedPageNumberPagination
@@ -924,11 +924,14 @@ class GameResultView(GameMixin, APIView):
         operation_id="games_result",
         tags=["records"],
         summary="The game's result",
-        description="`domeng-result/1` of the stored game.",
+        description="`domeng-result/1` of the stored game; each round also carries its "
+        "`verification` at the table (unverified, confirmed, disputed, resolved).",
         responses={200: ResultDocument},
     )
     def get(self, request: Request, game_id: Any) -> Response:
-        return Response(replay_record(services.game_export(self.get_game(request, game_id))))
+        game = self.get_game(request, game_id)
+        result = replay_record(services.game_export(game))
+        return Response(verification.annotate_result(result, game))  # issue 11
 
 
 class CorrectionsView(GameMixin, APIView):

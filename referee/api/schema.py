@@ -304,6 +304,11 @@ RESULT_ROUND: Schema = {
         "transfers": TRANSFERS,
         "camat_elected": NULLABLE_SEAT,
         "after": ref("StandingAfter"),
+        "verification": ref(
+            "RoundVerification",
+            description="A stored game's result only (`GET /games/{id}/result/`): the round's "
+            "verification at the table.",
+        ),
     },
 }
 RESULT: Schema = {
@@ -462,6 +467,59 @@ OUTCOME: Schema = {
         "remaining_pips": REMAINING_PIPS,
         "transfers": TRANSFERS,
         "camat_elected": NULLABLE_SEAT,
+        "verification": ref(
+            "RoundVerification",
+            description="As `previous`: the settled round's verification at the table.",
+        ),
+    },
+}
+ROUND_VERIFICATION: Schema = {
+    "type": "object",
+    "description": "A settled round's verification at the table (issue 11): a phone of another "
+    "seat than the one that entered its last event confirms it or disputes it with a reason; "
+    "the organiser resolves a dispute by correcting the round (R37), voiding it (R35) or "
+    "marking it confirmed. A later change of the round's events resets a confirmation "
+    "(`unverified`) and, made by the organiser, resolves a dispute. Verified = `confirmed` or "
+    "`resolved`.",
+    "required": ["status", "seat", "reason", "resolution", "note", "updated_at"],
+    "properties": {
+        "status": {"type": "string", "enum": ["unverified", "confirmed", "disputed", "resolved"]},
+        "seat": {
+            **NULLABLE_SEAT,
+            "description": "The seat whose phone confirmed or disputed it.",
+        },
+        "reason": {
+            "type": "string",
+            "nullable": True,
+            "maxLength": 200,
+            "description": "Why it was disputed (kept once resolved).",
+        },
+        "resolution": {
+            "type": "string",
+            "nullable": True,
+            "enum": ["confirmed", "corrected", "voided", None],
+            "description": "How the organiser resolved it.",
+        },
+        "note": {"type": "string", "nullable": True, "maxLength": 200},
+        "updated_at": {**DATE_TIME, "nullable": True},
+    },
+    "example": {
+        "status": "disputed",
+        "seat": 2,
+        "reason": "Daeng's 3-4 was entered as 3-5",
+        "resolution": None,
+        "note": None,
+        "updated_at": "2026-11-30T19:42:05+00:00",
+    },
+}
+VERIFICATION_RESULT: Schema = {
+    "type": "object",
+    "description": "The round's verification after the request, and the new state.",
+    "required": ["round", "verification", "state"],
+    "properties": {
+        "round": ROUND_NUMBER,
+        "verification": ref("RoundVerification"),
+        "state": ref("GameState"),
     },
 }
 ROUND_STATE: Schema = {
@@ -476,6 +534,7 @@ ROUND_STATE: Schema = {
         "playable",
         "awaiting_reveal",
         "previous",
+        "verification",
     ],
     "properties": {
         "number": ROUND_NUMBER,
@@ -501,6 +560,11 @@ ROUND_STATE: Schema = {
             "Outcome", nullable=True, description="Before a round's lead: how the last one ended."
         ),
         "outcome": ref("Outcome", nullable=True, description="How this round ended, once it has."),
+        "verification": ref(
+            "RoundVerification",
+            nullable=True,
+            description="`null`: this round is not settled (the settled one is `previous`).",
+        ),
     },
 }
 SEAT_STATE: Schema = {
@@ -863,6 +927,8 @@ COMPONENTS: dict[str, Schema] = {
     "FieldError": FIELD_ERROR,
     "EventPayload": EVENT_PAYLOAD,
     "Outcome": OUTCOME,
+    "RoundVerification": ROUND_VERIFICATION,
+    "VerificationResult": VERIFICATION_RESULT,
     "RoundState": ROUND_STATE,
     "SeatState": SEAT_STATE,
     "TableEvent": TABLE_EVENT,
@@ -939,6 +1005,10 @@ class ProblemDocument(JsonSchemaDocument):
 
 class GameStateDocument(JsonSchemaDocument):
     component_name = "GameState"
+
+
+class VerificationResultDocument(JsonSchemaDocument):
+    component_name = "VerificationResult"
 
 
 class EventResultDocument(JsonSchemaDocument):

@@ -3,7 +3,7 @@ mounts them at ``/api/v1/`` beside the league's (``scoring.api.urls``)."""
 
 from django.urls import path
 
-from referee.api import computer, games
+from referee.api import computer, games, verification
 from referee.api.views import RecordScoreView
 
 urlpatterns = [
@@ -37,6 +37,21 @@ urlpatterns = [
         "games/<uuid:game_id>/rounds/<int:number>/adjustments/",
         games.RoundAdjustmentView.as_view(),
         name="game-round-adjustments",
+    ),
+    path(
+        "games/<uuid:game_id>/rounds/<int:number>/confirm/",
+        verification.RoundConfirmView.as_view(),
+        name="game-round-confirm",
+    ),
+    path(
+        "games/<uuid:game_id>/rounds/<int:number>/dispute/",
+        verification.RoundDisputeView.as_view(),
+        name="game-round-dispute",
+    ),
+    path(
+        "games/<uuid:game_id>/rounds/<int:number>/resolve/",
+        verification.RoundResolveView.as_view(),
+        name="game-round-resolve",
     ),
     path("games/<uuid:game_id>/seats/<int:seat>/", games.SeatView.as_view(), name="game-seat"),
     path(

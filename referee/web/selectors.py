@@ -164,6 +164,7 @@ class TablePage:
     reveal: dict[str, Any] | None = None
     confirm_undo: bool = False
     computer_move: dict[str, Any] | None = None
+    hand: Any = None  # this seat's own hand (``referee.web.hands.HandPanel``, R31)
 
     @property
     def mode_query(self) -> str:
@@ -176,6 +177,8 @@ class TablePage:
             return "&confirm=undo"
         if self.reveal is not None:
             return f"&reveal={self.reveal['seat']['seat']}"
+        if self.hand is not None and self.hand.declaring:
+            return "&declare=1"
         return ""
 
     @property
@@ -196,10 +199,19 @@ class TablePage:
             mode = f"undo:{self.undo_event['position']}"
         elif self.reveal is not None:
             mode = f"reveal:{self.reveal['seat']['seat']}"
+        elif self.hand is not None and self.hand.declaring:
+            mode = "declare"
         else:
             mode = "reveal-seats" if self.reveal_seats else "picker"
         tiles = ",".join(f"{t.domino.name}={t.state}" for t in self.picker if t.enabled)
         return f"{mode}|{self.move_seat}|{self.can_pass}|{tiles}"
+
+    @property
+    def round_summary(self) -> dict[str, Any] | None:
+        """The last settled round's verification on this phone (issue 11)."""
+        from referee.web.verification import round_summary  # it builds on this page
+
+        return round_summary(self)
 
     @property
     def me(self) -> dict[str, Any] | None:
@@ -236,6 +248,7 @@ def table_page(
     ticked: frozenset[str] = frozenset(),
     pips: str = "",
     state: dict[str, Any] | None = None,
+    declare: bool = False,
 ) -> TablePage:
     """The page of ``token``'s game as that phone sees it (its seat, or the scorekeeper).
 
@@ -243,13 +256,16 @@ def table_page(
     leading seat); ``reveal`` the seat whose remaining tiles are being entered
     at a blocked round, with the tiles already ``ticked`` on its form (kept when
     a live update or a refusal redraws it, like the typed ``pips``); ``confirm_undo``
-    asks before undoing.
+    asks before undoing; ``declare`` opens this seat's hand picker (R31, with the
+    ``ticked`` tiles).
     A ``pick`` or ``reveal`` that the state no longer allows is dropped.
     ``state``: the game's state as this phone sees it, when the caller has it already (a
     tap's answer from ``services.event_submit``): then the page costs no query or fold.
     Without it the page shows the game as of the row ``token.game`` holds (a request
     reads it afresh; a caller that wrote since refreshes it first).
     """
+    from referee.web.hands import hand_panel, narrow_to_hand  # they draw with this module
+
     game = token.game
     if state is None:
         state = selectors.game_state_for(game, viewer=token.seat, viewer_label=token.actor)
@@ -291,6 +307,8 @@ def table_page(
     if is_open and last is not None and (my_seat is None or last.get("seat") == my_seat):
         undo_event = _event_view(last, seats)
 
+    hand = hand_panel(game, state, my_seat, declare=declare, ticked=ticked)
+    may_pass = narrow_to_hand(picker_tiles, hand, move_seat=move_seat)  # R31
     return TablePage(
         game=game,
         state=state,
@@ -301,7 +319,7 @@ def table_page(
         events=[_event_view(event, seats) for event in reversed(state["last_events"])],
         banner=_banner(state, seats),
         can_move=can_move,
-        can_pass=can_move and status == "in_play",
+        can_pass=can_move and status == "in_play" and may_pass,
         move_seat=move_seat,
         reveal_seats=reveal_seat_views,
         undo_event=undo_event,
@@ -309,6 +327,7 @@ def table_page(
         reveal=reveal_view,
         confirm_undo=confirm_undo and undo_event is not None,
         computer_move=_computer_move(last, state),
+        hand=hand,
     )
 
 

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from referee.web import computer, organiser, views
+from referee.web import computer, hands, organiser, verification, views
 
 app_name = "web"
 
@@ -16,10 +16,17 @@ urlpatterns = [
     path("table/move/", views.move, name="move"),
     path("table/reveal/", views.reveal, name="reveal"),
     path("table/undo/", views.undo, name="undo"),
+    path("table/hand/", hands.declare, name="hand"),
+    path("table/verify/", verification.verify, name="verify"),
     path("games/", views.organiser_games, name="organiser-games"),
     path("games/<uuid:game_id>/", views.organiser_game, name="organiser-game"),
     path("games/<uuid:game_id>/computer/", computer.organiser_computer, name="organiser-computer"),
     *organiser.urlpatterns,  # corrections, rulings, sittings, phones, closing
+    path(
+        "games/<uuid:game_id>/rounds/<int:number>/resolve/",
+        verification.organiser_resolve,
+        name="organiser-resolve",
+    ),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(

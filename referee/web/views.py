@@ -357,6 +357,9 @@ def organiser_game(request: HtmxHttpRequest, game_id: Any) -> HttpResponse:
     if not (user.is_staff or game.created_by_id == user.pk):
         raise Http404
     context = {"game": game, "seats": game.seats.all(), **_join_context(request, game)}
+    from referee.web.verification import organiser_context  # it builds on this module
+
+    context.update(organiser_context(game))  # disputed rounds (issue 11)
     return render(request, "referee/organiser_game.html", context)
 
 
@@ -432,6 +435,7 @@ def _wanted_modes(request: HtmxHttpRequest) -> dict[str, Any]:
         "confirm_undo": request.GET.get("confirm") == "undo",
         "ticked": frozenset(request.GET.getlist("tiles")),
         "pips": request.GET.get("pips", ""),
+        "declare": request.GET.get("declare") == "1",
     }
 
 
@@ -535,6 +539,7 @@ def _answer(
         ticked=modes.get("ticked", frozenset()),
         pips=modes.get("pips", ""),
         state=state,
+        declare=modes.get("declare", False),
     )
     if flash is not None and flash.get("entered") is not None:
         position = flash.pop("entered")
@@ -550,6 +555,8 @@ def _answer(
             if modes.get("pips"):
                 query.append(("pips", modes["pips"]))
             url += "?" + urlencode(query)
+        elif modes.get("declare"):
+            url += "?" + urlencode([("declare", 1), *(("tiles", t) for t in modes["ticked"])])
         return redirect(url)
     return render(request, "referee/_live.html", _live_context(page, flash), status=status)
 

@@ -6,10 +6,12 @@ import re
 from typing import Any
 
 import django_filters  # type: ignore[import-untyped]
+from django.db.models import Exists, OuterRef
 from django_filters.rest_framework import DjangoFilterBackend  # type: ignore[import-untyped]
 from rest_framework.filters import OrderingFilter
 from rest_framework.request import Request
 
+from referee.models import RoundVerification
 from scoring.models import SeatRound
 from scoring.selectors import STANDING_COLUMNS
 
@@ -41,6 +43,36 @@ class RowsFilterBackend(DjangoFilterBackend):  # type: ignore[misc]
         if queryset.model is not SeatRound:
             return queryset
         return super().filter_queryset(request, queryset, view)
+class StandingsFilter(PlayedBetweenFilter):
+    """The standings' rounds by date and, with ``verified``, by their verification at the
+    table (issue 11): ``true`` counts only rounds confirmed by a second seat or resolved by
+    the organiser; ``false`` only the others (unverified or disputed)."""
+
+    verified = django_filters.ChoiceFilter(
+        choices=[("true", "true"), ("false", "false")],
+        method="filter_verified",
+        label="true: only rounds confirmed at the table or resolved by the organiser; "
+        "false: only rounds not verified (unverified or disputed). Absent: every round.",
+    )
+
+    class Meta:
+        model = SeatRound
+        fields = ["played_after", "played_before", "verified"]
+
+    def filter_verified(self, queryset: Any, name: str, value: str) -> Any:
+        if value not in {"true", "false"}:
+            return queryset
+        verified = Exists(
+            RoundVerification.objects.filter(
+                game=OuterRef("game"),
+                round_number=OuterRef("round_number"),
+                status__in=[
+                    RoundVerification.Status.CONFIRMED,
+                    RoundVerification.Status.RESOLVED,
+                ],
+            )
+        )
+        return queryset.filter(verified) if value == "true" else queryset.filter(~verified)
 
 
 class StableOrderingFilter(OrderingFilter):

@@ -48,6 +48,7 @@ from scoring.api.filters import (
     PlayedBetweenFilter,
     RowsFilterBackend,
     StableOrderingFilter,
+    StandingsFilter,
 )
 from scoring.api.renderers import EXPORT_FORMATS, CSVRenderer, SpreadsheetCSVRenderer
 from scoring.exceptions import NotClubOrganiser
@@ -601,9 +602,11 @@ STANDINGS_DESCRIPTION = (
     "Per registered player: rounds played and won, FIRST CAPPU, CEKI, POLLO, MANGUNO, "
     "MATTIKKENG, CUCUQ, PASS and PASSEBUNGE counts, stones received and given, CAMAT "
     "elections and stones received per round. Read from per-player totals kept with the "
-    "rounds: the cost does not grow with the number of rounds (with `played_after` or "
-    "`played_before`, one aggregate over the rounds in the range). Sort with `ordering` (any "
-    "column, `-` for descending; ties by player id), filter rounds by date, page with "
+    "rounds: the cost does not grow with the number of rounds (with `played_after`, "
+    "`played_before` or `verified`, one aggregate over the rounds asked for). Sort with "
+    "`ordering` (any column, `-` for descending; ties by player id), filter rounds by date "
+    "or to the rounds verified at the table (`verified=true`: confirmed by a second seat's "
+    "phone or resolved by the organiser; `verified=false`: the others), page with "
     "`page`/`page_size`. `?format=csv` (or `Accept: text/csv`) gives every row as plain RFC "
     "4180 CSV (UTF-8, `,`); `?format=spreadsheet` as Excel and LibreOffice open it: UTF-8 "
     "with a byte-order mark, `;` and a decimal comma for French, Polish and Indonesian "
@@ -631,7 +634,7 @@ class StandingsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
     pagination_class = LeaguePagination
     renderer_classes = [JSONRenderer, CSVRenderer, SpreadsheetCSVRenderer]
     filter_backends = [RowsFilterBackend, StableOrderingFilter]
-    filterset_class = PlayedBetweenFilter
+    filterset_class = StandingsFilter
     ordering_fields = STANDINGS_ORDERING_FIELDS
     ordering = STANDINGS_DEFAULT_ORDERING
 
@@ -642,7 +645,7 @@ class StandingsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
             return SeatRound.objects.none()
         club = self.get_club()
         season = self.get_season() if "season" in self.kwargs else None
-        if any(self.request.query_params.get(name) for name in PlayedBetweenFilter.base_filters):
+        if any(self.request.query_params.get(name) for name in StandingsFilter.base_filters):
             return selectors.standings(selectors.league_rows(club=club, season=season))
         return selectors.standings_totals(club=club, season=season)
 

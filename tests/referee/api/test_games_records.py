@@ -9,7 +9,7 @@ import pytest
 
 from referee.engine.simulation import random_record
 from referee.models import Game
-from tests.referee.conftest import API, PROBLEM, GameApi
+from tests.referee.conftest import API, PROBLEM, GameApi, without_verification
 
 SCORE_URL = f"{API}/records/score/"
 
@@ -81,7 +81,7 @@ def test_an_imported_record_is_stored_and_gives_its_result(organiser_client, loa
     game_url = f"{API}/games/{body['id']}/"
     result = organiser_client.get(game_url + "result/")
     assert result.status_code == 200
-    assert result.json() == scenario["expect"]
+    assert without_verification(result.json()) == scenario["expect"]
     record = organiser_client.get(game_url + "record/").json()
     assert score(organiser_client, record) == scenario["expect"]
 

@@ -19,6 +19,7 @@ from rest_framework.test import APIClient
 
 from referee import services
 from referee.models import Game
+from tests.referee.conftest import without_verification
 
 pytestmark = pytest.mark.django_db
 
@@ -98,7 +99,7 @@ def test_a_move_costs_as_many_queries_at_round_40_as_at_round_1(new_game, long_g
     result = APIClient()
     result.force_authenticate(long_game.created_by)
     response = result.get(f"/api/v1/games/{long_game.pk}/result/")
-    assert response.json()["rounds"] == scenario["expect"]["rounds"]
+    assert without_verification(response.json())["rounds"] == scenario["expect"]["rounds"]
 
 
 def test_a_move_at_round_40_stays_within_the_query_budget(

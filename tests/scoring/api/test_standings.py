@@ -201,3 +201,39 @@ def test_a_standings_request_costs_the_same_queries_for_a_small_and_a_large_seas
     assert few == many
     # Token, club, membership, season, then one count and one aggregate (JSON: paged).
     assert many == (6 if fmt == "json" else 5)
+
+
+def test_standings_can_count_only_the_rounds_verified_at_the_table(
+    member_client, club, season, players, import_game, load_scenario, organiser
+):
+    """Issue 11: ``verified=true`` counts rounds confirmed by a second seat or resolved by the
+    organiser; ``false`` the others; without it every round counts."""
+    from referee import services as referee_services
+    from referee import verification
+
+    record = load_scenario("14_camat_election_reset_25")["record"]
+    game = import_game(record, players[:5], season)
+    rounds = len(record["rounds"])
+    assert rounds >= 3
+    seat_phone = referee_services.Actor(
+        token=referee_services.table_join(join_code=game.join_code, seat=1)[1]
+    )
+    verification.round_confirm(game_id=game.pk, round=1, actor=seat_phone)
+    verification.round_dispute(game_id=game.pk, round=2, actor=seat_phone, reason="3-5 or 3-4?")
+    url = f"{API}/clubs/{club.slug}/seasons/{season.pk}/standings/"
+
+    def rounds_played(**query):
+        response = member_client.get(url, query)
+        assert response.status_code == 200, response.content
+        return {row["player"]: row["rounds_played"] for row in response.json()["results"]}
+
+    everyone = [p.pk for p in players[:5]]
+    assert rounds_played() == dict.fromkeys(everyone, rounds)
+    assert rounds_played(verified="true") == dict.fromkeys(everyone, 1)
+    assert rounds_played(verified="false") == dict.fromkeys(everyone, rounds - 1)
+    organiser_actor = referee_services.Actor(user=organiser)
+    verification.round_resolve(game_id=game.pk, round=2, actor=organiser_actor)
+    assert rounds_played(verified="true") == dict.fromkeys(everyone, 2)
+    lifetime = member_client.get(f"{API}/clubs/{club.slug}/standings/", {"verified": "true"})
+    assert {row["rounds_played"] for row in lifetime.json()["results"]} == {2}
+    assert member_client.get(url, {"verified": "maybe"}).status_code == 400

@@ -1,0 +1,423 @@
+"""Round verification at the table: a second seat confirms or disputes each round (issue 11).
+
+When a round is settled every phone shows its summary (ending, named outcomes,
+stones moved). A phone joined to another seat than the one that entered the
+round's last event confirms it, or disputes it with a short reason
+(``VERIFICATION_REASON_MAX`` characters). A dispute stands until the organiser
+resolves it: by correcting the round (R37), voiding it (R35) or marking it
+confirmed (``round_resolve``).
+
+A round's verification, as the state, the result and the API give it::
+
+    {"status": "unverified" | "confirmed" | "disputed" | "resolved",
+     "seat": 0–4 | null,        # who confirmed or disputed it
+     "reason": str | null,      # the dispute's reason
+     "resolution": "confirmed" | "corrected" | "voided" | null,
+     "note": str | null,        # the organiser's note when resolving
+     "updated_at": ISO 8601 | null}
+
+Decisions: confirming or disputing moves the game's version on (every phone's
+poll redraws, ``ETag``/``If-None-Match`` stay true) and needs no ``If-Match``
+(it changes no event). When a round's live events change afterwards (the
+table's undo, an organiser's correction or void), a confirmation no longer
+stands: the round is ``unverified`` again; a dispute is ``resolved``
+(``corrected`` or ``voided``) when the organiser made the change, and
+``unverified`` again when the table re-entered the round itself. A round is
+verified when ``confirmed`` or ``resolved`` (the league's ``?verified=true``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import transaction
+from django.utils.translation import gettext_lazy as _
+
+from referee import folding
+from referee.engine import RuleSet
+from referee.exceptions import GameClosed, ServiceError
+from referee.models import Event, Game, RoundVerification
+from referee.selectors import UNVERIFIED, game_state_for, load_current_round
+from referee.services import (
+    Actor,
+    Idempotency,
+    Outcome,
+    _check_organiser,
+    _etag,
+    _idempotent_replay,
+    _lock,
+    _remember,
+)
+
+VERIFICATION_REASON_MAX = 200
+"""A dispute's reason and the organiser's note: at most this many characters."""
+
+STATE_KEY = "verification"
+"""``Game.state[STATE_KEY]``: the verifications of the latest rounds, as the state shows
+them (``{"<round>": {...}}``), cached so that reading the state costs no query."""
+
+VERIFIED = (RoundVerification.Status.CONFIRMED, RoundVerification.Status.RESOLVED)
+
+_SEAT_OF_TOKEN = re.compile(r"\(seat ([0-4])\)$")
+
+
+class RoundNotEnded(ServiceError):
+    status = 409
+    code = "round_not_ended"
+    title = _("Round not ended")
+    default_detail = _("This round is not settled yet: there is nothing to verify.")
+
+
+class RoundVoided(ServiceError):
+    status = 409
+    code = "round_voided"
+    title = _("Round voided")
+    default_detail = _("This round was voided by the organiser (R35): it is not verified.")
+
+
+class VerificationOwnEntry(ServiceError):
+    status = 403
+    code = "verification_own_entry"
+    title = _("Verified by the wrong seat")
+    default_detail = _(
+        "This round's last event was entered from this seat: another seat's phone verifies it."
+    )
+
+
+class VerificationSeatRequired(ServiceError):
+    status = 403
+    code = "verification_seat_required"
+    title = _("A seat's phone verifies")
+    default_detail = _(
+        "A round is confirmed or disputed from a phone joined to one seat; the organiser "
+        "resolves a dispute."
+    )
+
+
+class RoundDisputed(ServiceError):
+    status = 409
+    code = "round_disputed"
+    title = _("Round disputed")
+    default_detail = _(
+        "This round is disputed: the organiser resolves it (correct it, void it or mark it "
+        "confirmed)."
+    )
+
+
+class VerificationReasonInvalid(ServiceError):
+    status = 400
+    code = "verification_reason_invalid"
+    title = _("Reason needed")
+    default_detail = _("Say in a few words what is wrong (at most 200 characters).")
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def verification_dict(row: RoundVerification | None) -> dict[str, Any]:
+    """The public form of a round's verification (``UNVERIFIED`` without a row)."""
+    if row is None or row.status == RoundVerification.Status.UNVERIFIED:
+        return dict(UNVERIFIED)
+    return {
+        "status": row.status,
+        "seat": row.seat,
+        "reason": row.reason or None,
+        "resolution": row.resolution or None,
+        "note": row.note or None,
+        "updated_at": row.updated_at.isoformat() if row.updated_at else None,
+    }
+
+
+def round_verifications(game: Game) -> dict[int, dict[str, Any]]:
+    """Every round's verification that is not ``unverified``, by round number (one query)."""
+    return {row.round_number: verification_dict(row) for row in game.verifications.all()}
+
+
+def annotate_result(result: dict[str, Any], game: Game) -> dict[str, Any]:
+    """``result`` (``domeng-result/1`` of ``game``) with ``verification`` on each round."""
+    known = round_verifications(game)
+    for index, rnd in enumerate(result.get("rounds") or [], start=1):
+        rnd["verification"] = known.get(index, dict(UNVERIFIED))
+    return result
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def round_confirm(
+    *, game_id: Any, round: int, actor: Actor, idempotency: Idempotency | None = None
+) -> Outcome:
+    """Confirm settled round ``round`` from a phone of another seat than the one that entered
+    its last event. Repeating it, or confirming a round already confirmed or resolved,
+    changes nothing (200). Raises ``verification_seat_required`` (403: not a seat's phone),
+    ``verification_own_entry`` (403), ``round_not_ended`` (409), ``round_voided`` (409),
+    ``round_disputed`` (409: only the organiser resolves a dispute), ``game_closed`` (409).
+    """
+    return _verify(game_id, round, actor, idempotency, dispute=None)
+
+
+def round_dispute(
+    *,
+    game_id: Any,
+    round: int,
+    actor: Actor,
+    reason: str,
+    idempotency: Idempotency | None = None,
+) -> Outcome:
+    """Dispute settled round ``round`` with a short ``reason`` (1–200 characters), from a
+    phone of another seat than the one that entered its last event; it stays disputed
+    until the organiser resolves it. The same dispute again changes nothing. Raises as
+    ``round_confirm`` (but a dispute may follow a confirmation) and
+    ``verification_reason_invalid`` (400).
+    """
+    reason = (reason or "").strip()
+    if not reason or len(reason) > VERIFICATION_REASON_MAX:
+        raise VerificationReasonInvalid()
+    return _verify(game_id, round, actor, idempotency, dispute=reason)
+
+
+def round_resolve(
+    *,
+    game_id: Any,
+    round: int,
+    actor: Actor,
+    note: str = "",
+    idempotency: Idempotency | None = None,
+) -> Outcome:
+    """The organiser marks settled round ``round`` confirmed (``resolved``, resolution
+    ``confirmed``), disputed or not, with an optional ``note`` (≤ 200 characters). A round
+    already resolved or confirmed stays as it is (200). A closed game may still be
+    resolved. Raises ``organiser_only`` (403), ``round_not_ended``, ``round_voided`` (409).
+    """
+    _check_organiser(actor)
+    note = (note or "").strip()
+    if len(note) > VERIFICATION_REASON_MAX:
+        raise VerificationReasonInvalid()
+    with transaction.atomic():
+        game = _lock(game_id)
+        if (replayed := _idempotent_replay(game, idempotency)) is not None:
+            return replayed
+        digest, _ = _check_settled(game, round)
+        row = _current_row(game, round, digest, actor)
+        if row is None or row.status in {
+            RoundVerification.Status.UNVERIFIED,
+            RoundVerification.Status.DISPUTED,
+        }:
+            row = row or RoundVerification(game=game, round_number=round, entered_by="")
+            row.status = RoundVerification.Status.RESOLVED
+            row.resolution = RoundVerification.Resolution.CONFIRMED
+            row.resolved_by = actor.label
+            row.note = note
+            row.digest = digest
+            row.save()
+            _changed(game)
+        return _answer(game, round, row, actor, idempotency)
+
+
+def _verify(
+    game_id: Any, number: int, actor: Actor, idempotency: Idempotency | None, *, dispute: str | None
+) -> Outcome:
+    if actor.token is None or actor.seat is None:
+        raise VerificationSeatRequired()
+    with transaction.atomic():
+        game = _lock(game_id)
+        if (replayed := _idempotent_replay(game, idempotency)) is not None:
+            return replayed
+        if game.status != Game.Status.OPEN:
+            raise GameClosed()
+        digest, entered_by = _check_settled(game, number)
+        if entered_by == actor.label or _seat_of(entered_by) == actor.seat:
+            raise VerificationOwnEntry()
+        row = _current_row(game, number, digest, actor)
+        status = row.status if row is not None else RoundVerification.Status.UNVERIFIED
+        if dispute is None:
+            if status == RoundVerification.Status.DISPUTED:
+                raise RoundDisputed()
+            if status == RoundVerification.Status.UNVERIFIED:
+                row = _write(game, number, row, actor, digest, RoundVerification.Status.CONFIRMED)
+        elif not (
+            status == RoundVerification.Status.DISPUTED
+            and row is not None
+            and row.seat == actor.seat
+            and row.reason == dispute
+        ):
+            row = _write(
+                game, number, row, actor, digest, RoundVerification.Status.DISPUTED, dispute
+            )
+        return _answer(game, number, row, actor, idempotency)
+
+
+def _write(
+    game: Game,
+    number: int,
+    row: RoundVerification | None,
+    actor: Actor,
+    digest: str,
+    status: str,
+    reason: str = "",
+) -> RoundVerification:
+    row = row or RoundVerification(game=game, round_number=number)
+    row.status = status
+    row.seat = actor.seat
+    row.reason = reason
+    row.entered_by = actor.label
+    row.resolution = ""
+    row.resolved_by = ""
+    row.note = ""
+    row.digest = digest
+    row.save()
+    _changed(game)
+    return row
+
+
+def _answer(
+    game: Game,
+    number: int,
+    row: RoundVerification | None,
+    actor: Actor,
+    idempotency: Idempotency | None,
+) -> Outcome:
+    body = {
+        "round": number,
+        "verification": verification_dict(row),
+        "state": game_state_for(game, viewer=actor.seat, viewer_label=actor.label),
+    }
+    _remember(game, idempotency, 200, body)
+    return Outcome(200, body, headers=_etag(game))
+
+
+def _changed(game: Game) -> None:
+    """A new version (every phone redraws) and the state's cache of the latest rounds."""
+    game.version += 1
+    _recache(game)
+    game.save(update_fields=["version", "state"])
+
+
+def _recache(game: Game) -> None:
+    """Cache the verifications of the rounds the state can show: from the round before the
+    last one begun (``Game.state["snapshot"]["round"]``) on."""
+    snapshot = game.state.get("snapshot") or {}
+    first = int(snapshot.get("round") or 1) - 1
+    rows = game.verifications.filter(round_number__gte=first)
+    cache = {str(row.round_number): verification_dict(row) for row in rows}
+    game.state = {**game.state, STATE_KEY: cache}
+
+
+def _seat_of(entered_by: str) -> int | None:
+    """The seat of the table token that entered an event (``table token 7 (seat 2)``)."""
+    match = _SEAT_OF_TOKEN.search(entered_by or "")
+    return int(match.group(1)) if match else None
+
+
+def _digest(events: Iterable[tuple[str, Any]]) -> str:
+    raw = json.dumps([[kind, payload] for kind, payload in events], sort_keys=True)
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def _check_settled(game: Game, number: int) -> tuple[str, str]:
+    """The digest of settled round ``number``'s live events and who entered its last
+    play, pass or reveal. Raises ``round_not_ended`` or ``round_voided`` (409)."""
+    if number < 1:
+        raise RoundNotEnded()
+    current = load_current_round(game)
+    first = current.snapshot["round"]
+    if number > first:
+        raise RoundNotEnded()
+    if number == first:
+        engine, _ = folding.fold(
+            RuleSet.from_dict(game.rules), current.events_as_pairs(), snapshot=current.snapshot
+        )
+        game_round = next((r for r in engine.rounds if r.round.number == number), None)
+        if game_round is None:
+            raise RoundNotEnded()
+        if game_round.voided:
+            raise RoundVoided()
+        if not game_round.round.is_settled():
+            raise RoundNotEnded()
+        events = [e for e in current.events if e.round_number == number]
+    else:
+        events = list(
+            Event.objects.filter(game=game, round_number=number, revoked_by__isnull=True).order_by(
+                "position"
+            )
+        )
+        if any(e.kind == Event.Kind.VOID for e in events):
+            raise RoundVoided()
+    entries = [e for e in events if e.kind in {Event.Kind.MOVE, Event.Kind.REVEAL}]
+    if not entries:
+        raise RoundNotEnded()
+    return _digest((e.kind, e.payload) for e in events), entries[-1].entered_by
+
+
+def _current_row(game: Game, number: int, digest: str, actor: Actor) -> RoundVerification | None:
+    """Round ``number``'s row, brought up to date if its events changed since."""
+    row = game.verifications.filter(round_number=number).first()
+    if row is not None and row.digest != digest:
+        _stale(row, digest, voided=False, by=None)
+    return row
+
+
+def _stale(row: RoundVerification, digest: str, *, voided: bool, by: Actor | None) -> None:
+    """The round's events changed since ``row`` was written: a confirmation no longer
+    stands; a dispute is resolved when the organiser (``by``) corrected or voided it."""
+    organiser = by is not None and by.token is None
+    if row.status == RoundVerification.Status.DISPUTED and organiser:
+        row.status = RoundVerification.Status.RESOLVED
+        row.resolution = (
+            RoundVerification.Resolution.VOIDED
+            if voided
+            else RoundVerification.Resolution.CORRECTED
+        )
+        row.resolved_by = by.label if by is not None else ""
+    elif row.status == RoundVerification.Status.RESOLVED and organiser:
+        if voided:
+            row.resolution = RoundVerification.Resolution.VOIDED
+    else:
+        row.status = RoundVerification.Status.UNVERIFIED
+        row.seat = None
+        row.reason = ""
+        row.resolution = ""
+        row.resolved_by = ""
+        row.note = ""
+    row.digest = digest
+    row.save()
+
+
+def verifications_refresh(*, game: Game, actor: Actor) -> None:
+    """After a correction, an undo or a void (the game's lock held): every verified or
+    disputed round whose live events changed is reset or resolved (see the module's
+    decisions), and the state's cache follows. No row: one query and nothing else."""
+    rows = list(game.verifications.all())
+    if not rows:
+        if game.state.get(STATE_KEY):
+            game.state = {**game.state, STATE_KEY: {}}
+            game.save(update_fields=["state"])
+        return
+    events: dict[int, list[tuple[str, Any]]] = {row.round_number: [] for row in rows}
+    for kind, payload, number in (
+        Event.objects.filter(game=game, revoked_by__isnull=True, round_number__in=list(events))
+        .order_by("position")
+        .values_list("kind", "payload", "round_number")
+    ):
+        events[number].append((kind, payload))
+    changed = False
+    for row in rows:
+        digest = _digest(events[row.round_number])
+        if digest != row.digest:
+            voided = any(kind == Event.Kind.VOID for kind, _ in events[row.round_number])
+            _stale(row, digest, voided=voided, by=actor)
+            changed = True
+    if changed or game.state.get(STATE_KEY) is not None:
+        _recache(game)
+        game.save(update_fields=["state"])
+
+
+def without_verification(result: dict[str, Any]) -> dict[str, Any]:
+    """A stored game's ``GET …/result/`` as the rules alone give it (what
+    ``replay_record`` of its record returns): each round's ``verification`` left out."""
+    rounds = [{k: v for k, v in r.items() if k != "verification"} for r in result["rounds"]]
+    return {**result, "rounds": rounds}
