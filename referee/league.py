@@ -44,8 +44,26 @@ class Seating:
     season_id: Any = None
 
 
+@dataclass(frozen=True)
+class LeagueChoice:
+    """A league a new game from the organiser's form can count for: a club, or one of its
+    open seasons. ``key``: the form's value (``"<club>"`` or ``"<club>/<season>"``);
+    ``label``: what the form shows; ``club``/``season``: the league's own objects, passed
+    back unchanged to ``game_create``."""
+
+    key: str
+    label: str
+    club: Any
+    season: Any = None
+
+
 class League:
     """What the referee asks of a league. Every method has the answer of no league."""
+
+    def new_game_leagues(self, *, user: UserLike) -> list[LeagueChoice]:
+        """The clubs ``user`` organises and their open seasons, for the new-game form (a
+        game of one counts for its room view and standings): none without a league."""
+        return []
 
     def seating(
         self,

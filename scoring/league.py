@@ -13,10 +13,11 @@ from django.db.models import QuerySet
 from rest_framework.fields import Field
 
 from referee import league as referee_league
-from referee.league import Seating, UserLike
+from referee.league import LeagueChoice, Seating, UserLike
 from referee.models import Game
 from scoring import selectors, services
 from scoring.exceptions import PlayerTwice
+from scoring.models import Club, Membership, Season
 
 
 class ClubLeague(referee_league.League):
@@ -62,6 +63,39 @@ class ClubLeague(referee_league.League):
         if seat is not None and game.seats.filter(player_id=found.pk).exclude(number=seat).exists():
             raise PlayerTwice()
         return found.display_name, found.pk
+
+    def new_game_leagues(self, *, user: UserLike) -> list[LeagueChoice]:
+        """Each club ``user`` organises (by membership, staff too), then its seasons not
+        archived, newest first. Two queries."""
+        if user is None or not user.is_authenticated:
+            return []
+        clubs = list(
+            Club.objects.filter(
+                memberships__user_id=user.pk, memberships__role=Membership.Role.ORGANISER
+            )
+            .distinct()
+            .order_by("name", "pk")
+        )
+        seasons: dict[int, list[Season]] = {}
+        for season in Season.objects.filter(club__in=clubs, is_archived=False).order_by(
+            "-starts_on", "-pk"
+        ):
+            seasons.setdefault(season.club_id, []).append(season)
+        choices = []
+        for club in clubs:
+            choices.append(
+                referee_league.LeagueChoice(key=str(club.pk), label=club.name, club=club)
+            )
+            choices.extend(
+                referee_league.LeagueChoice(
+                    key=f"{club.pk}/{season.pk}",
+                    label=f"{club.name} · {season.name}",
+                    club=club,
+                    season=season,
+                )
+                for season in seasons.get(club.pk, [])
+            )
+        return choices
 
     def organises(self, *, user: UserLike, game: Game) -> bool:
         return selectors.game_organised_by(user=user, game=game)

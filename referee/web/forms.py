@@ -8,12 +8,14 @@ the services answer it once, ``Idempotency``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from referee import conditional
+from referee.league import LeagueChoice
 from referee.web.selectors import TILE_NAMES
 
 SEAT_CHOICES = [(str(seat), str(seat)) for seat in range(5)]
@@ -121,7 +123,10 @@ class UndoForm(_WriteForm):
 
 
 class GameCreateForm(forms.Form):
-    """Five players, seat 0 to seat 4 clockwise (R3)."""
+    """Five players, seat 0 to seat 4 clockwise (R3), and, for an organiser of a club,
+    ``league``: the club (or club season) the game counts for, one of ``leagues``
+    (``referee.league.LeagueChoice``); empty: no club. A club the user does not organise
+    is refused (``invalid_choice``)."""
 
     seat_0 = forms.CharField(label=_("Seat 0"), max_length=80)
     seat_1 = forms.CharField(label=_("Seat 1"), max_length=80)
@@ -129,5 +134,28 @@ class GameCreateForm(forms.Form):
     seat_3 = forms.CharField(label=_("Seat 3"), max_length=80)
     seat_4 = forms.CharField(label=_("Seat 4"), max_length=80)
 
+    def __init__(self, *args: Any, leagues: Sequence[LeagueChoice] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.leagues = {choice.key: choice for choice in leagues}
+        if leagues:
+            clubs = [choice for choice in leagues if choice.season is None]
+            self.fields["league"] = forms.ChoiceField(
+                label=_("Counts for"),
+                choices=[("", _("No club: a friendly game")), *((c.key, c.label) for c in leagues)],
+                required=False,
+                initial=clubs[0].key if len(clubs) == 1 else "",
+                help_text=_("The club's room view and standings show its games."),
+                error_messages={
+                    "invalid_choice": _(
+                        "You do not organise this club, or its season is archived: choose "
+                        "one from the list."
+                    )
+                },
+            )
+
     def players(self) -> list[str]:
         return [self.cleaned_data[f"seat_{seat}"] for seat in range(5)]
+
+    def league(self) -> LeagueChoice | None:
+        """The club (and season) chosen, or ``None``: no club."""
+        return self.leagues.get(self.cleaned_data.get("league") or "")

@@ -409,15 +409,17 @@ def _render_manage(
     for seat in state["seats"]:
         number = seat["seat"]
         forms = bound.get(number, {})
+        name_form = forms.get("name") or of.SeatNameForm(initial=_initial(game), players=players)
+        substitute_form = forms.get("substitute") or of.SubstituteForm(
+            initial=_initial(game), players=players
+        )
         seats.append(
             {
                 **seat,
                 "original": originals[number],
                 "phone": held.get(number),
-                "name_form": forms.get("name")
-                or of.SeatNameForm(initial=_initial(game), players=players),
-                "substitute_form": forms.get("substitute")
-                or of.SubstituteForm(initial=_initial(game), players=players),
+                "name_form": _ids(name_form, f"seat{number}-name"),
+                "substitute_form": _ids(substitute_form, f"seat{number}-sub"),
                 "open": number in bound,
             }
         )
@@ -428,7 +430,7 @@ def _render_manage(
         "rounds": _round_summaries(_results(game)),
         "sessions": list(GameSession.objects.filter(game=game).order_by("-number")[:5]),
         "open_session": state.get("session"),
-        "sitting_form": of.OrganiserForm(initial=_initial(game)),
+        "sitting_form": of.OrganiserForm(initial=_initial(game), auto_id=False),  # drawn twice
         "phones": [{"token": t, "name": _phone_name(t)} for t in live_tokens],
         "revoked": [{"token": t, "name": _phone_name(t)} for t in tokens if t.revoked_at],
         "audit": _audit(game),
@@ -479,10 +481,10 @@ def _render_round(
         "number": number,
         "events": events,
         "chosen": chosen,
-        "edit_form": edit_form,
-        "add_form": add_form,
-        "void_form": void_form or of.VoidForm(initial=_initial(game)),
-        "adjust_form": adjust_form or of.AdjustForm(initial=_initial(game)),
+        "edit_form": _ids(edit_form, "edit"),
+        "add_form": _ids(add_form, "add"),
+        "void_form": _ids(void_form or of.VoidForm(initial=_initial(game)), "void"),
+        "adjust_form": _ids(adjust_form or of.AdjustForm(initial=_initial(game)), "adjust"),
         "result": _result_view(result, names, live, number) if result else None,
         "previous": number - 1 if number > 1 else None,
         "next": number + 1 if number < len(results) else None,
@@ -505,6 +507,14 @@ def _render_close(
         "refusal": refusal,
     }
     return render(request, "referee/organiser_close.html", context, status=status)
+
+
+def _ids(form: Any, prefix: str) -> Any:
+    """Give ``form``'s fields ids of their own (``<prefix>-<field>``): a page draws several
+    forms with the same fields, and each label must name its own form's field."""
+    if form is not None:
+        form.auto_id = f"{prefix}-%s"
+    return form
 
 
 def _rebound(form: Any, game: Game) -> Any:

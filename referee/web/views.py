@@ -50,6 +50,7 @@ from referee.exceptions import (
     ServiceError,
     VersionMismatch,
 )
+from referee.league import league
 from referee.lockouts import JoinClient, give_device
 from referee.middleware import checks_conditions
 from referee.models import Correction, Event, Game, TableToken
@@ -327,19 +328,32 @@ def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
     user = request.user
     if isinstance(user, AnonymousUser):  # login_required let nobody else in
         raise PermissionDenied
-    form = forms.GameCreateForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            game = services.game_create(players=form.players(), created_by=user)
-        except RefereeError as error:
-            form.add_error(None, referee_message(error))
-        else:
-            return redirect("web:organiser-game", game_id=game.pk)
+    leagues = league().new_game_leagues(user=user)  # the clubs (and seasons) it organises
+    form = forms.GameCreateForm(request.POST or None, leagues=leagues)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            chosen = form.league()
+            try:
+                game = services.game_create(
+                    players=form.players(),
+                    created_by=user,
+                    club=chosen.club if chosen else None,
+                    season=chosen.season if chosen else None,
+                )
+            except RefereeError as error:
+                form.add_error(None, referee_message(error))
+            except ServiceError as error:  # the league's: not_club_organiser, season_archived…
+                form.add_error(None, str(error.detail))
+                status = error.status
+            else:
+                return redirect("web:organiser-game", game_id=game.pk)
     from referee.web.organiser import evening_games  # it builds on this module
 
     games, earlier = evening_games(user)  # open or recent; then the earlier ones
     context = {"form": form, "games": games, "earlier": earlier}
-    return render(request, "referee/organiser_games.html", context)
+    return render(request, "referee/organiser_games.html", context, status=status)
 
 
 @login_required
@@ -354,7 +368,11 @@ def organiser_game(request: HtmxHttpRequest, game_id: Any) -> HttpResponse:
     """
     game = get_object_or_404(Game, pk=game_id)
     user = request.user
-    if not (user.is_staff or game.created_by_id == user.pk):
+    if not (
+        user.is_staff
+        or game.created_by_id == user.pk
+        or league().organises(user=user, game=game)  # another organiser of its club
+    ):
         raise Http404
     context = {"game": game, "seats": game.seats.all(), **_join_context(request, game)}
     from referee.web.verification import organiser_context  # it builds on this module

@@ -8,7 +8,7 @@ here), who opens it (``anonymous``, a ``phone`` joined to one of the night's gam
 or the ``organiser`` signed in), the browser's language and, if needed, what to do
 on it first (``then``: click, type...).
 
-Also here: every button and link of the table page is at least 44×44 CSS pixels
+Also here: every button and link of the table and organiser pages is at least 44×44 CSS pixels
 (WCAG 2.5.5), and played, blocked and impossible tiles are told apart by more than
 a shade of grey — a mark and a name of their own.
 """
@@ -24,14 +24,14 @@ from axe_playwright_python.sync_playwright import Axe
 from django.test import Client
 from playwright.sync_api import expect
 
-from referee import computer, services
-from referee.models import Game
+from referee import computer, corrections, services
+from referee.models import Event, Game
 from scoring import room
 from scoring.models import Club
 from tests.factories import UserFactory
 from tests.referee.web.conftest import PHONE, enter
 from tests.referee.web.walks import BLOCKED, CEKI_WITH_A_PASS, record_move
-from tests.scoring.factories import ClubFactory, OrganiserFactory
+from tests.scoring.factories import ClubFactory, OrganiserFactory, PlayerFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -51,6 +51,9 @@ class Night:
     settled: Game  # the CEKI round settled (its banner)
     blocked: Game  # a blocked round waiting for its reveals (R18)
     with_computer: Game  # seat 4 played by the computer (R39)
+    run: Game  # the club's players, round 1 settled with a ruling, a sitting, phones, audit
+    voided: Game  # round 1 voided (R35)
+    stranger: Any  # signed in, organises nothing
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,9 @@ class Page:
 
     name: str
     path: Callable[[Night], str]
-    who: str = "anonymous"  # or "phone" (joined as the scorekeeper of ``game``), "organiser"
+    # or "phone" (joined as the scorekeeper of ``game``), "organiser", "stranger" (signed in,
+    # organising nothing)
+    who: str = "anonymous"
     game: str = "in_play"  # the Night's game a phone joins
     language: str = "en-GB"
     then: Callable[[Any], None] | None = None
@@ -82,6 +87,52 @@ def _tap_offline_then_a_grey_tile(page: Any) -> None:
     expect(page.locator("#outbox")).to_be_visible()
     page.click('.picker [data-tile="6-6"]', force=True)  # already played: says so
     expect(page.locator("#why")).to_be_visible()
+
+
+def _open_seat(page: Any) -> None:
+    page.click("#seat-4 > summary")
+    expect(page.locator("#seat-4 input[name=reason]").first).to_be_visible()
+
+
+def _refused_correction(page: Any) -> None:
+    """Besse's 1-6 was 2-6? Then Cakra's 1-3 fits no end (R7): the refusal box, input kept."""
+    page.select_option("#edit select[name=tile]", "2-6")
+    page.fill("#edit input[name=reason]", "Besse says it was 2-6")
+    page.click('#edit button[value="amend"]')
+    expect(page.locator(".refusal .rule-id")).to_have_text("R7")
+
+
+def _refused_adjustment(page: Any) -> None:
+    """More stones than Andi holds (R36): ``ruling_invalid``."""
+    page.select_option("#adjust select[name=source]", "0")
+    page.select_option("#adjust select[name=to]", "1")
+    page.fill("#adjust input[name=stones]", "999")
+    page.fill("#adjust input[name=reason]", "a dropped stone")
+    page.click("#adjust button[type=submit]")
+    expect(page.locator(".refusal .code-id")).to_have_text("ruling_invalid")
+
+
+def _stale_close(page: Any) -> None:
+    """The confirmation shown, then a sitting started from another tab: the close is 412."""
+    other = page.context.new_page()
+    other.goto(page.url.replace("/close/", "/manage/"))
+    other.click("#sittings form[action$='/sittings/start/'] button")
+    expect(other.locator(".flash.success")).to_be_visible()
+    other.close()
+    with page.expect_response(lambda r: r.request.method == "POST") as answer:
+        page.click("#close button.danger")
+    assert answer.value.status == 412
+    expect(page.locator(".refusal")).to_be_visible()
+
+
+def _event_position(game: Game, index: int) -> int:
+    """The position of round 1's live event ``index`` (0-based, in order)."""
+    live = Event.objects.filter(game=game, revoked_by__isnull=True).order_by("position")
+    return int(live.values_list("position", flat=True)[index])
+
+
+def _round(n: Night, number: int = 1, query: str = "") -> str:
+    return f"/games/{n.run.pk}/rounds/{number}/{query}"
 
 
 PAGES: list[Page] = [
@@ -107,6 +158,61 @@ PAGES: list[Page] = [
     Page("organiser-games", lambda n: "/games/", who="organiser"),
     Page("organiser-game", lambda n: f"/games/{n.in_play.pk}/", who="organiser"),
     Page("organiser-computer", lambda n: f"/games/{n.with_computer.pk}/", who="organiser"),
+    # The organiser's pages (referee.web.organiser) and the club's standings (scoring.web).
+    Page("organiser-games-pl", lambda n: "/games/", who="organiser", language="pl"),
+    Page("organiser-manage", lambda n: f"/games/{n.run.pk}/manage/", who="organiser"),
+    Page(
+        "organiser-manage-seat-open-fr",
+        lambda n: f"/games/{n.run.pk}/manage/",
+        who="organiser",
+        language="fr",
+        then=_open_seat,
+    ),
+    Page("organiser-round", lambda n: _round(n), who="organiser"),
+    Page("organiser-round-not-begun-id", lambda n: _round(n, 2), who="organiser", language="id"),
+    Page(
+        "organiser-correction-open",
+        lambda n: _round(n, 1, f"?event={_event_position(n.run, 1)}#edit"),
+        who="organiser",
+    ),
+    Page(
+        "organiser-correction-refused",
+        lambda n: _round(n, 1, f"?event={_event_position(n.run, 1)}#edit"),
+        who="organiser",
+        then=_refused_correction,
+    ),
+    Page(
+        "organiser-adjust-refused-pl",
+        lambda n: _round(n),
+        who="organiser",
+        language="pl",
+        then=_refused_adjustment,
+    ),
+    Page(
+        "organiser-round-voided-fr",
+        lambda n: f"/games/{n.voided.pk}/rounds/1/",
+        who="organiser",
+        language="fr",
+    ),
+    Page("organiser-no-such-round", lambda n: _round(n, 9), who="organiser"),
+    Page("organiser-close", lambda n: f"/games/{n.run.pk}/close/", who="organiser"),
+    Page(
+        "organiser-close-stale",
+        lambda n: f"/games/{n.run.pk}/close/",
+        who="organiser",
+        then=_stale_close,
+    ),
+    Page("organiser-forbidden", lambda n: f"/games/{n.run.pk}/manage/", who="stranger"),
+    Page(
+        "organiser-forbidden-phone-id",
+        lambda n: f"/games/{n.in_play.pk}/manage/",
+        who="phone",
+        language="id",
+    ),
+    Page("club-standings", lambda n: "/clubs/makassar/standings/", who="organiser"),
+    Page(
+        "club-standings-fr", lambda n: "/clubs/makassar/standings/", who="organiser", language="fr"
+    ),
     Page("room", lambda n: room.room_url(n.club)),
     Page("room-id", lambda n: room.room_url(n.club), language="id"),
 ]
@@ -126,9 +232,34 @@ def night() -> Night:
         return made
 
     with_computer = game([])
-    computer.seat_strategy_set(
-        game_id=with_computer.pk, seat=4, strategy="greedy", actor=services.Actor(user=organiser)
+    director = services.Actor(user=organiser)
+    computer.seat_strategy_set(game_id=with_computer.pk, seat=4, strategy="greedy", actor=director)
+
+    # The club's registered players at one table: round 1 settled, then an adjustment (R36),
+    # a substitute from round 2 (R38), a sitting (R27), three phones (one revoked).
+    members = [PlayerFactory(club=club, display_name=name).pk for name in names]
+    run = services.game_create(players=members, club=club, created_by=organiser)
+    _, token = services.table_join(join_code=run.join_code, label="Andi's phone")
+    enter(run, services.Actor(token=token), CEKI_ROUND)
+    services.table_join(join_code=run.join_code, seat=2, label="Cakra's phone")
+    _, leaving = services.table_join(join_code=run.join_code, seat=3, label="Daeng's phone")
+    services.seat_release(game_id=run.pk, seat=3, actor=director)
+    corrections.round_adjust(
+        game_id=run.pk,
+        round=1,
+        source=4,
+        to="table",
+        stones=1,
+        reason="a dropped stone",
+        actor=director,
     )
+    corrections.seat_substitute(
+        game_id=run.pk, seat=4, round=2, name="Fitri", actor=director, reason="Evi went home"
+    )
+    services.session_start(game_id=run.pk, actor=director)
+
+    voided = game(CEKI_ROUND)
+    corrections.round_void(game_id=voided.pk, round=1, reason="tiles shown", actor=director)
     return Night(
         club=club,
         organiser=organiser,
@@ -137,6 +268,9 @@ def night() -> Night:
         settled=game(CEKI_ROUND),
         blocked=game(BLOCKED),
         with_computer=with_computer,
+        run=run,
+        voided=voided,
+        stranger=UserFactory(username="passer-by"),
     )
 
 
@@ -151,9 +285,9 @@ def open_page(chromium: Any, live_server: Any, night: Night, spec: Page) -> tupl
     )
     context.set_default_timeout(10_000)
     page = context.new_page()
-    if spec.who == "organiser":
+    if spec.who in {"organiser", "stranger"}:
         client = Client()
-        client.force_login(night.organiser)
+        client.force_login(night.organiser if spec.who == "organiser" else night.stranger)
         session = client.cookies["sessionid"].value
         context.add_cookies([{"name": "sessionid", "value": session, "url": live_server.url}])
     elif spec.who == "phone":
@@ -181,6 +315,34 @@ def describe(name: str, violations: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+ID_FAULTS = """() => {
+    const faults = [];
+    const seen = new Map();
+    for (const el of document.querySelectorAll("[id]")) {
+        seen.set(el.id, (seen.get(el.id) || 0) + 1);
+    }
+    for (const [id, n] of seen) if (n > 1) faults.push(`id "${id}" is used ${n} times`);
+    for (const label of document.querySelectorAll("label[for]")) {
+        const target = document.getElementById(label.htmlFor);
+        if (!target) faults.push(`label "${label.textContent.trim()}" names no field`);
+        else if (target.form !== (label.closest("form") || target.form))
+            faults.push(`label "${label.textContent.trim()}" names another form's field`);
+    }
+    for (const el of document.querySelectorAll("[aria-describedby]")) {
+        for (const id of el.getAttribute("aria-describedby").split(/\\s+/))
+            if (!document.getElementById(id)) faults.push(`aria-describedby "${id}" is missing`);
+    }
+    return faults;
+}"""
+
+
+def id_faults(page: Any) -> list[str]:
+    """Ids used twice, labels naming another form's field (or none), dangling
+    ``aria-describedby``: a page that draws one form several times gets these wrong, and
+    axe reports them only as minor or not at all."""
+    return list(page.evaluate(ID_FAULTS))
+
+
 def test_no_page_has_a_serious_or_critical_axe_violation(chromium, live_server, night) -> None:
     axe = Axe()
     failures = []
@@ -188,10 +350,13 @@ def test_no_page_has_a_serious_or_critical_axe_violation(chromium, live_server, 
         context, page = open_page(chromium, live_server, night, spec)
         try:
             found = serious(axe.run(page))
+            faults = id_faults(page)
         finally:
             context.close()
         if found:
             failures.append(describe(spec.name, found))
+        if faults:
+            failures.append(f"{spec.name}: " + "; ".join(faults))
     report = "\n\n".join(failures)
     print(report)
     assert not failures, report
@@ -200,6 +365,8 @@ def test_no_page_has_a_serious_or_critical_axe_violation(chromium, live_server, 
 def test_the_pages_are_checked_in_every_language() -> None:
     languages = {spec.language.split("-")[0] for spec in PAGES}
     assert languages == {"en", "fr", "id", "pl"}
+    organisers = {spec.language.split("-")[0] for spec in PAGES if spec.who == "organiser"}
+    assert organisers == {"en", "fr", "id", "pl"}
     names = [spec.name for spec in PAGES]
     assert len(names) == len(set(names))
 
@@ -225,20 +392,22 @@ def small_targets(page: Any) -> list[str]:
 
 @pytest.mark.parametrize(
     "spec",
-    [spec for spec in PAGES if spec.who == "phone"],
+    [spec for spec in PAGES if spec.who != "anonymous"],
     ids=lambda spec: spec.name,
 )
-def test_every_tap_target_of_the_table_page_is_at_least_44_px(
+def test_every_tap_target_of_the_table_and_organiser_pages_is_at_least_44_px(
     chromium, live_server, night, spec
 ) -> None:
     context, page = open_page(chromium, live_server, night, spec)
     try:
         count = page.locator(TAPPABLE).count()
         small = small_targets(page)
+        width = page.evaluate("document.documentElement.scrollWidth")
     finally:
         context.close()
     assert count > 5
     assert small == []
+    assert width <= PHONE["width"]  # nothing runs off the side of the phone
 
 
 def test_the_axe_check_finds_what_it_must(chromium) -> None:
@@ -250,6 +419,25 @@ def test_the_axe_check_finds_what_it_must(chromium) -> None:
     finally:
         page.close()
     assert {"button-name", "image-alt", "html-has-lang"} <= found
+
+
+def test_the_id_check_finds_what_it_must(chromium) -> None:
+    """Two forms drawn with the same ids: the second form's label names the first's field."""
+    page = chromium.new_page()
+    try:
+        page.set_content(
+            '<html lang="en"><body>'
+            + '<form><label for="id_reason">Reason</label><input id="id_reason"></form>' * 2
+            + '<input aria-describedby="gone"></body></html>'
+        )
+        faults = id_faults(page)
+    finally:
+        page.close()
+    assert faults == [
+        'id "id_reason" is used 2 times',
+        'label "Reason" names another form\'s field',
+        'aria-describedby "gone" is missing',
+    ]
 
 
 def tile_look(page: Any, selector: str) -> dict[str, str]:

@@ -1,0 +1,153 @@
+"""The organiser's "New game" form: the club (and season) the game counts for.
+
+The referee asks the registered league (``referee.league.League.new_game_leagues``) for
+the clubs the signed-in user organises and their open seasons; a game created for one
+shows in that club's room view and counts for its season. A club the user does not
+organise is refused with a message saying so, and nothing is created.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from referee import league as referee_league
+from referee.models import Game
+from scoring import room
+from scoring.models import Club
+from tests.factories import UserFactory
+from tests.scoring.factories import ClubFactory, OrganiserFactory, SeasonFactory
+
+pytestmark = pytest.mark.django_db
+
+NAMES = ["Wulan", "Baso", "Icha", "Upi", "Rahma"]
+SEATS = {f"seat_{n}": name for n, name in enumerate(NAMES)}
+
+
+@pytest.fixture
+def director() -> Any:
+    return UserFactory(username="director")
+
+
+@pytest.fixture
+def club(director: Any) -> Club:
+    club = ClubFactory(name="Makassar Domeng Club", slug="makassar")
+    OrganiserFactory(club=club, user=director)
+    return club
+
+
+def signed_in(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_no_league_offers_no_club() -> None:
+    assert referee_league.League().new_game_leagues(user=None) == []
+
+
+def test_the_form_offers_the_clubs_the_user_organises_and_their_open_seasons(
+    director, club
+) -> None:
+    season = SeasonFactory(club=club, name="Dry season 2026")
+    SeasonFactory(club=club, name="Old season", is_archived=True)
+    ClubFactory(name="Another club", slug="another")  # organised by someone else
+
+    page = signed_in(director).get("/games/").content.decode()
+
+    assert '<select name="league"' in page
+    assert f'<option value="{club.pk}" selected>Makassar Domeng Club</option>' in page
+    assert f'value="{club.pk}/{season.pk}">Makassar Domeng Club · Dry season 2026<' in page
+    assert "Old season" not in page
+    assert "Another club" not in page
+
+
+def test_a_game_created_for_the_club_counts_for_it_and_shows_in_its_room_view(
+    director, club
+) -> None:
+    response = signed_in(director).post("/games/", {**SEATS, "league": str(club.pk)})
+
+    game = Game.objects.get(created_by=director)
+    assert response.status_code == 302
+    assert response["Location"] == f"/games/{game.pk}/"
+    assert (game.club_id, game.season_id) == (club.pk, None)
+    tables = Client().get(room.room_url(club)).content.decode()
+    assert "Wulan" in tables
+    assert "Rahma" in tables
+
+
+def test_a_game_created_for_a_season_counts_for_that_season(director, club) -> None:
+    season = SeasonFactory(club=club)
+
+    signed_in(director).post("/games/", {**SEATS, "league": f"{club.pk}/{season.pk}"})
+
+    game = Game.objects.get(created_by=director)
+    assert (game.club_id, game.season_id) == (club.pk, season.pk)
+
+
+def test_a_friendly_game_counts_for_no_club(director, club) -> None:
+    signed_in(director).post("/games/", {**SEATS, "league": ""})
+
+    assert Game.objects.get(created_by=director).club_id is None
+
+
+def test_a_club_the_user_does_not_organise_is_refused_and_nothing_is_created(
+    director, club
+) -> None:
+    other = ClubFactory(name="Another club", slug="another")
+    foreign_season = SeasonFactory(club=other)
+
+    for key in (str(other.pk), f"{other.pk}/{foreign_season.pk}", f"{club.pk}/{foreign_season.pk}"):
+        response = signed_in(director).post("/games/", {**SEATS, "league": key})
+
+        assert response.status_code == 400
+        assert "You do not organise this club" in response.content.decode()
+    assert not Game.objects.exists()
+
+
+def test_an_archived_season_is_refused(director, club) -> None:
+    season = SeasonFactory(club=club, is_archived=True)
+
+    response = signed_in(director).post("/games/", {**SEATS, "league": f"{club.pk}/{season.pk}"})
+
+    assert response.status_code == 400
+    assert "its season is archived" in response.content.decode()
+    assert not Game.objects.exists()
+
+
+def test_an_organiser_removed_since_the_form_was_drawn_is_refused_by_the_league(
+    director, club, monkeypatch
+) -> None:
+    """The league itself refuses (``not_club_organiser``, 403) when the form offered a club
+    the user no longer organises: the page says so, nothing is created."""
+    offered = referee_league.league().new_game_leagues(user=director)
+    club.memberships.all().delete()
+    monkeypatch.setattr(
+        type(referee_league.league()), "new_game_leagues", lambda self, *, user: offered
+    )
+
+    response = signed_in(director).post("/games/", {**SEATS, "league": str(club.pk)})
+
+    assert response.status_code == 403
+    assert "Only an organiser of this club may do this." in response.content.decode()
+    assert not Game.objects.exists()
+
+
+def test_a_user_who_organises_no_club_gets_no_choice(director) -> None:
+    client = signed_in(director)
+
+    assert 'name="league"' not in client.get("/games/").content.decode()
+    client.post("/games/", {**SEATS, "league": "1"})  # not a field of this form: ignored
+    assert Game.objects.get(created_by=director).club_id is None
+
+
+def test_another_organiser_of_the_club_opens_the_games_join_page(director, club) -> None:
+    signed_in(director).post("/games/", {**SEATS, "league": str(club.pk)})
+    game = Game.objects.get(created_by=director)
+    colleague = UserFactory(username="colleague")
+    OrganiserFactory(club=club, user=colleague)
+
+    assert signed_in(colleague).get(f"/games/{game.pk}/").status_code == 200
+    assert signed_in(UserFactory(username="stranger")).get(f"/games/{game.pk}/").status_code == 404
