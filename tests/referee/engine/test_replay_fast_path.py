@@ -1,6 +1,6 @@
-"""The replay's fast path (``Round.step`` via ``Game.replay_moves``) is exact.
+"""The replay's fast path (``Round.run`` via ``Game.replay_moves``) is exact.
 
-``Round.step`` applies a record's ordinary legal moves without building a
+``Round.run`` applies a record's ordinary legal moves without building a
 ``MoveReport``; anything else goes through ``Round.push``, which checks
 everything in R34's order. The oracle here is the replay with the fast path
 switched off: every record — legal, with declared hands (R31), pip sums and
@@ -37,7 +37,7 @@ ODD_ONS: list[Any] = [0, 1, 2, 3, 4, 5, 6, 7, -1, True, False, "3", None, [1], 1
 @contextmanager
 def push_only() -> Iterator[None]:
     """Every move through ``Round.push``: the fully checked path, the oracle."""
-    with mock.patch.object(Round, "step", return_value=None):
+    with mock.patch.object(Round, "run", lambda self, moves, start=0: start):
         yield
 
 
@@ -154,10 +154,10 @@ def test_ordinary_moves_skip_push_and_faults_still_reach_it_R34() -> None:
     moves = sum(len(r["moves"]) for r in record["rounds"])
     with mock.patch.object(Round, "push", autospec=True, side_effect=Round.push) as push:
         replay(Record.parse(record))
-    # Only the game's first lead (R5, R40) goes through push; every other move is stepped.
+    # Only the game's first lead (R5, R40) goes through push; every other move is run.
     assert push.call_count == 1 < moves
     bad = copy.deepcopy(record)
-    bad["rounds"][2]["moves"][3]["seat"] = True  # not a seat (R3): step must not take it
+    bad["rounds"][2]["moves"][3]["seat"] = True  # not a seat (R3): run must not take it
     with (
         mock.patch.object(Round, "push", autospec=True, side_effect=Round.push) as push,
         pytest.raises(RefereeError) as refused,
