@@ -28,6 +28,8 @@ RESULT_FORMAT = "domeng-result/1"
 
 _RECORD_KEYS = frozenset({"format", "players", "rules", "rounds"})
 _ROUND_KEYS = frozenset({"moves", "hands", "reveal", "pips", "void", "adjustments", "substitutes"})
+_SEAT_KEYS = {str(seat): seat for seat in range(SEATS)}
+"""A seat map's keys (``"0"``…``"4"``) and their seats."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,8 +138,8 @@ def _void_reason(raw: object, number: int) -> str | None:
 
 def _replay_round(game: Game, game_round: GameRound, data: Mapping[str, Any]) -> None:
     number = game_round.round.number
-    unknown = sorted(set(data) - _ROUND_KEYS)
-    if unknown:
+    if not _ROUND_KEYS.issuperset(data):
+        unknown = sorted(set(data) - _ROUND_KEYS)
         raise RecordInvalid(gettext_noop("a round has no field %(key)s"), key=unknown[0]).at(
             round=number
         )
@@ -150,9 +152,10 @@ def _replay_round(game: Game, game_round: GameRound, data: Mapping[str, Any]) ->
     for seat in sorted(hands):  # declared hands before the moves (R34)
         game.declare(seat, hands[seat])
     game.replay_moves(moves, game_round)
-    for seat in range(SEATS):  # reveals after the moves, seat 0 to 4 (R34)
-        if seat in reveal or seat in pips:
-            game.reveal(seat, tiles=reveal.get(seat), pips=pips.get(seat))
+    if reveal or pips:
+        for seat in range(SEATS):  # reveals after the moves, seat 0 to 4 (R34)
+            if seat in reveal or seat in pips:
+                game.reveal(seat, tiles=reveal.get(seat), pips=pips.get(seat))
 
 
 def _seat_map(raw: object, field: str, number: int) -> dict[int, Any]:
@@ -165,14 +168,15 @@ def _seat_map(raw: object, field: str, number: int) -> dict[int, Any]:
         ).at(round=number)
     result: dict[int, Any] = {}
     for key, value in raw.items():
-        if key not in {str(s) for s in range(SEATS)}:
+        seat = _SEAT_KEYS.get(key)
+        if seat is None:
             raise RecordInvalid(
                 gettext_noop('%(field)s names seat %(seat)s: seats are "0" to "4"'),
                 rule="R3",
                 field=field,
                 seat=repr(key),
             ).at(round=number)
-        result[int(key)] = value
+        result[seat] = value
     return result
 
 

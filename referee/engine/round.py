@@ -210,6 +210,17 @@ class Round:
                 tiles.update(revealed)
         return frozenset(tiles)
 
+    def _others_mask(self, seat: int) -> int:
+        """``declared_by_others(seat)`` as a mask of tiles."""
+        mask = 0
+        for other, hand in self.hands.items():
+            if other != seat:
+                mask |= mask_of(hand)
+        for other, revealed in self.revealed.items():
+            if other != seat:
+                mask |= mask_of(revealed)
+        return mask
+
     def passed_values(self, seat: int) -> frozenset[int]:
         """The open-end values ``seat`` passed on this round: it holds none of them (R32)."""
         return frozenset(v for p in self.pass_log if p[1] == seat for v in p[2:4])
@@ -230,8 +241,8 @@ class Round:
         if not hidden and seat in self.hands:
             return mask_of(self.hands[seat]) & ~self._played_mask
         excluded = self._played_mask | self._sleeping_mask | self._passed_mask[seat]
-        if not hidden and (self.hands or self.revealed):
-            excluded |= mask_of(self.declared_by_others(seat))
+        if not hidden:
+            excluded |= self._others_mask(seat)
         return ALL_MASK & ~excluded
 
     def legal_moves(self, *, hidden: bool = False) -> list[Move]:
@@ -753,7 +764,7 @@ class Round:
         if tiles is not None:
             if not isinstance(tiles, (list, tuple)):
                 raise RecordInvalid(gettext_noop("revealed tiles must be a list"), rule="R18")
-            shown = tuple(Tile.parse(t) for t in tiles)
+            shown = tuple([Tile.parse(t) for t in tiles])
             self._check_revealed_tiles(seat, shown, count)
             self.revealed[seat] = shown
         else:
@@ -773,7 +784,8 @@ class Round:
 
     def _check_revealed_tiles(self, seat: int, shown: tuple[Tile, ...], count: int) -> None:
         assert self.ends is not None
-        if len(set(shown)) != len(shown) or len(shown) != count:
+        shown_mask = mask_of(shown)
+        if shown_mask.bit_count() != len(shown) or len(shown) != count:
             raise RevealInvalid(
                 ngettext_noop(
                     "seat %(seat)s must reveal exactly %(count)s distinct tile",
@@ -790,6 +802,16 @@ class Round:
                     rule="R31",
                     seat=seat,
                 )
+        left, right = self.ends
+        ruled_out = (
+            self._played_mask
+            | CARRYING[left]
+            | CARRYING[right]
+            | self._sleeping_mask
+            | self._passed_mask[seat]
+        )
+        if not shown_mask & (ruled_out | self._others_mask(seat)):
+            return  # nothing below can refuse it
         others = self.declared_by_others(seat)
         for tile in shown:
             if tile.bit & self._played_mask:
@@ -812,7 +834,9 @@ class Round:
                     tile=str(tile),
                     contradicts={"round": self.number, "move": 0},
                 )
-            contradicted = self._contradicted_pass(seat, tile)
+            contradicted = (
+                self._contradicted_pass(seat, tile) if tile.bit & self._passed_mask[seat] else None
+            )
             if contradicted is not None:
                 raise ContradictsPass(
                     gettext_noop(
@@ -857,7 +881,11 @@ class Round:
     def _settle_if_counted(self) -> None:
         """Once every seat's remaining pips are known, name the winner (R18–R21)."""
         assert self.outcome is not None and self.outcome.manguno is not None
-        if len(self.revealed.keys() | self.pip_sums.keys() | self.hands.keys()) < SEATS:
+        known = len(self.revealed) + len(self.pip_sums)  # no seat gives both
+        if known < SEATS and (
+            not self.hands
+            or len(self.revealed.keys() | self.pip_sums.keys() | self.hands.keys()) < SEATS
+        ):
             return  # some seat's remaining pips are still unknown
         remaining = [self._remaining_pips_of(s) for s in range(SEATS)]
         if any(p is None for p in remaining):
