@@ -277,19 +277,15 @@ class Game:
         (R31) never take ``Round.run``'s path.
         """
         rnd = game_round.round
-        closing_move = len(rnd.moves) - 1 if rnd.outcome is not None else -1
-        transfers = game_round.transfers
-        for move, seat, _, _, passebunge, last_mappano in rnd.pass_log[first:]:
-            assert last_mappano is not None  # a pass never comes before the lead
-            transfers += settlement.pass_award(
-                self.ledger,
-                self.rules,
-                seat=seat,
-                passebunge=passebunge,
-                closing=move == closing_move,
-                last_mappano=last_mappano,
-                move=move,
-            )
+        game_round.transfers += settlement.pass_awards(
+            self.ledger,
+            self.rules,
+            [
+                (move, seat, passebunge, last_mappano)
+                for move, seat, passebunge, last_mappano, _, _ in rnd.pass_log[first:]
+            ],
+            closing_move=len(rnd.moves) - 1 if rnd.outcome is not None else None,
+        )
 
     def declare(self, seat: int, tiles: Iterable[object]) -> None:
         """Seat ``seat`` declares its five tiles for the round in play (R31).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from referee.engine.tiles import SEATS, seat_before
 
@@ -33,6 +33,9 @@ class RoundOutcome:
     numbers), ``mattikkeng`` (ascending, R19), ``winner`` (R20) and ``cucuq``
     (R21, ``None`` with MATTIKKENG). While a blocked round waits for its
     reveals, those are ``None``/empty and ``is_settled()`` is false.
+
+    ``named`` holds the named outcomes as the table calls them, e.g.
+    ``("FIRST CAPPU", "CEKI", "CUCUQ")`` (worked out once, when the outcome is made).
     """
 
     ending: Ending
@@ -43,6 +46,10 @@ class RoundOutcome:
     cucuq: int | None = None
     winner: int | None = None
     remaining_pips: tuple[int, ...] | None = None
+    named: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "named", self._names())
 
     @classmethod
     def blocked(cls, *, manguno: int, remaining_pips: tuple[int, ...]) -> RoundOutcome:
@@ -80,8 +87,7 @@ class RoundOutcome:
         """Whether the winner is known (always after a CAPPU; after the reveals if blocked)."""
         return self.winner is not None
 
-    @property
-    def named(self) -> tuple[str, ...]:
+    def _names(self) -> tuple[str, ...]:
         """The named outcomes as the table calls them, e.g. ``("FIRST CAPPU", "CEKI", "CUCUQ")``."""
         names: list[str] = []
         if self.ending is Ending.CAPPU:

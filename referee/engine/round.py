@@ -125,11 +125,11 @@ class Round:
         self.right: list[Tile] = []  # tiles placed to the right, outermost last
         self.lead_tile: Tile | None = None
         self.ends: tuple[int, int] | None = None
-        self.played_by: list[list[Tile]] = [[] for _ in range(SEATS)]
-        # Each pass as (move, seat, left end, right end, passebunge, LAST MAPPANO): plain
+        self.played_by: list[list[Tile]] = [[], [], [], [], []]  # by seat (SEATS)
+        # Each pass as (move, seat, passebunge, LAST MAPPANO, left end, right end): plain
         # tuples, cheap to make at every pass; ``passes`` gives them as ``PassRecord``s.
-        self.pass_log: list[tuple[int, int, int, int, bool, int | None]] = []
-        self.sleeping: frozenset[Tile] = frozenset()
+        self.pass_log: list[tuple[int, int, bool, int, int, int]] = []
+        self.sleeping: frozenset[Tile] = _NO_TILES
         self.turn: int | None = expected_leader
         self.last_mappano: int | None = None
         self.consecutive_passes = 0
@@ -171,7 +171,7 @@ class Round:
         """The round's passes in order (R9, R10, R32)."""
         return [
             PassRecord(move, seat, (left, right), passebunge, last_mappano)
-            for move, seat, left, right, passebunge, last_mappano in self.pass_log
+            for move, seat, passebunge, last_mappano, left, right in self.pass_log
         ]
 
     def chain(self) -> list[tuple[int, int]]:
@@ -223,7 +223,7 @@ class Round:
 
     def passed_values(self, seat: int) -> frozenset[int]:
         """The open-end values ``seat`` passed on this round: it holds none of them (R32)."""
-        return frozenset(v for p in self.pass_log if p[1] == seat for v in p[2:4])
+        return frozenset(v for p in self.pass_log if p[1] == seat for v in p[4:])
 
     def could_hold(self, seat: int, *, hidden: bool = False) -> list[Tile]:
         """Tiles ``seat`` may still hold as far as the table knows (R31–R33).
@@ -374,6 +374,7 @@ class Round:
         passed_mask = self._passed_mask
         turn = self.turn
         last_mappano = self.last_mappano
+        assert last_mappano is not None  # the lead is down
         consecutive_passes = self.consecutive_passes
         applied = self.moves
         played_by = self.played_by
@@ -381,72 +382,74 @@ class Round:
         lefts, rights = self.left, self.right
         outcome = None
         offset = len(applied) - index  # a move's index in the round = its index + offset
-        while index < count:
-            raw = moves[index]
-            if type(raw) is not dict:
-                break
-            seat = raw.get("seat")
-            if seat != turn or type(seat) is not int:
-                break
-            text = raw.get("tile")
-            if text is None:  # a pass
-                if len(raw) != 2 or raw.get("pass") is not True:
+        try:  # a move without a field it needs (KeyError, TypeError) stops the loop too
+            while index < count:
+                raw = moves[index]
+                if type(raw) is not dict:
                     break
-                move = index + offset
-                passes.append((move, seat, left, right, not played_by[seat], last_mappano))
-                applied.append(_PASSES[seat])
-                passed_mask[seat] |= CARRYING[left] | CARRYING[right]  # R32
-                turn = _NEXT_SEAT[seat]
-                index += 1
-                consecutive_passes += 1
-                if consecutive_passes == SEATS:  # R17: the last of five is the MANGUNO
-                    outcome = RoundOutcome(ending=Ending.BLOCKED, manguno=seat)
+                seat = raw["seat"]
+                if seat != turn or type(seat) is not int:
                     break
-                continue
-            on = raw.get("on")
-            if on is None:
-                if len(raw) != 2:
-                    break
-            elif len(raw) != 3 or type(on) is not int:
-                break
-            if type(text) is not str:
-                break
-            play = _WRITTEN[seat].get(on, _NOTHING).get(text)
-            if play is None:
-                break  # not a tile (or ``on`` not a value it carries): push says which
-            tile = play.tile
-            bit = tile.bit
-            if bit & (played_mask | sleeping_mask | passed_mask[seat]):
-                break
-            if on is None:
-                if bit & CARRYING[left]:
-                    if left != right and bit & CARRYING[right]:
-                        break  # end_required (R11)
-                    on = left
-                elif bit & CARRYING[right]:
-                    on = right
+                size = len(raw)
+                if size == 2 and "pass" in raw:  # {"seat", "pass"}
+                    if raw["pass"] is not True:
+                        break
+                    move = index + offset
+                    passes.append((move, seat, not played_by[seat], last_mappano, left, right))
+                    applied.append(_PASSES[seat])
+                    passed_mask[seat] |= CARRYING[left] | CARRYING[right]  # R32
+                    turn = _NEXT_SEAT[seat]
+                    index += 1
+                    consecutive_passes += 1
+                    if consecutive_passes == SEATS:  # R17: the last of five is the MANGUNO
+                        outcome = _BLOCKED[seat]
+                        break
+                    continue
+                if size == 2:  # {"seat", "tile"}
+                    on = None
+                elif size == 3:  # {"seat", "tile", "on"}
+                    on = raw["on"]
+                    if type(on) is not int:
+                        break
                 else:
                     break
-            elif on != left and on != right:
-                break
-            # Place it on the end showing ``on`` (R7); equal ends: either side (R11).
-            if on == right:
-                rights.append(tile)
-                right = tile.low + tile.high - on
-            else:
-                lefts.append(tile)
-                left = tile.low + tile.high - on
-            played_mask |= bit
-            hand = played_by[seat]
-            hand.append(tile)
-            applied.append(play)
-            last_mappano = seat
-            consecutive_passes = 0
-            index += 1
-            if len(hand) == TILES_PER_HAND:
-                outcome = _first_cappu(seat, tile, left, right)  # R14–R16
-                break
-            turn = _NEXT_SEAT[seat]
+                # Not a tile, or ``on`` not a value it carries: KeyError, and push says which.
+                play = _WRITTEN[seat][on][raw["tile"]]
+                tile = play.tile
+                bit = tile.bit
+                if bit & (played_mask | sleeping_mask | passed_mask[seat]):
+                    break
+                if on is None:
+                    if bit & CARRYING[left]:
+                        if left != right and bit & CARRYING[right]:
+                            break  # end_required (R11)
+                        on = left
+                    elif bit & CARRYING[right]:
+                        on = right
+                    else:
+                        break
+                elif on != left and on != right:
+                    break
+                # Place it on the end showing ``on`` (R7); equal ends: either side (R11).
+                if on == right:
+                    rights.append(tile)
+                    right = tile.low + tile.high - on
+                else:
+                    lefts.append(tile)
+                    left = tile.low + tile.high - on
+                played_mask |= bit
+                hand = played_by[seat]
+                hand.append(tile)
+                applied.append(play)
+                last_mappano = seat
+                consecutive_passes = 0
+                index += 1
+                if len(hand) == TILES_PER_HAND:
+                    outcome = _first_cappu(seat, tile, left, right)  # R14–R16
+                    break
+                turn = _NEXT_SEAT[seat]
+        except (KeyError, TypeError):
+            pass  # nothing of that move was applied: push judges it
         self.ends = (left, right)
         self._played_mask = played_mask
         self.last_mappano = last_mappano
@@ -713,13 +716,14 @@ class Round:
         ends = self.ends
         passebunge = not self.played_by[seat]  # R10
         self.moves.append(move)
-        self.pass_log.append((index, seat, *ends, passebunge, self.last_mappano))
+        assert self.last_mappano is not None  # a pass never comes before the lead
+        self.pass_log.append((index, seat, passebunge, self.last_mappano, *ends))
         self._passed_mask[seat] |= CARRYING[ends[0]] | CARRYING[ends[1]]  # R32
         self.consecutive_passes += 1
         self.turn = (seat + 1) % SEATS  # next_seat, clockwise (R8)
         closing = self.consecutive_passes == SEATS  # R17: the last of five is the MANGUNO
         if closing:
-            self.outcome = RoundOutcome(ending=Ending.BLOCKED, manguno=seat)
+            self.outcome = _BLOCKED[seat]
             self.turn = None
             self._settle_if_counted()
         return MoveReport(
@@ -923,6 +927,8 @@ def _reachable(candidates: list[Tile], count: int, pips: int) -> bool:
     return bool(sums[count] >> pips & 1)
 
 
+_NO_TILES: frozenset[Tile] = frozenset()
+
 _PASSES = tuple(Pass(seat) for seat in range(SEATS))
 """The five possible passes: moves are immutable values, so a round reuses them."""
 
@@ -974,6 +980,9 @@ _CAPPU: tuple[dict[Finish, RoundOutcome], ...] = tuple(
     for seat in range(SEATS)
 )
 """The outcome of a FIRST CAPPU by each seat with each finish (outcomes are immutable)."""
+
+_BLOCKED = tuple(RoundOutcome(ending=Ending.BLOCKED, manguno=seat) for seat in range(SEATS))
+"""The outcome of a round blocked by each seat's closing pass, before the reveals (R17)."""
 
 
 def _first_cappu(seat: int, tile: Tile, left: int, right: int) -> RoundOutcome:

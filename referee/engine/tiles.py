@@ -24,8 +24,10 @@ HIGHEST_VALUE = 6
 class Tile:
     """One tile ``low-high`` (0 ≤ low ≤ high ≤ 6). Pips = low + high (R1).
 
-    ``bit`` is the tile's bit in a mask of tiles: ``1 << (7 × low + high)``,
-    so masks list their tiles in the order ``0-0, 0-1, … 6-6``.
+    ``bit`` is the tile's bit in a mask of tiles: ``1 << n`` where ``n`` (0–27) is
+    the tile's place in the order ``0-0, 0-1, … 0-6, 1-1, … 6-6``, so masks list
+    their tiles in that order and every mask fits one 30-bit digit of a Python int
+    (the interpreter's fast path for ``&`` and ``|``).
     """
 
     low: int
@@ -38,7 +40,8 @@ class Tile:
                 gettext_noop("%(tile)s is not a tile of the double-six set"),
                 tile=f"{self.low}-{self.high}",
             )
-        object.__setattr__(self, "bit", 1 << (7 * self.low + self.high))
+        place = self.low * (2 * HIGHEST_VALUE + 3 - self.low) // 2 + self.high - self.low
+        object.__setattr__(self, "bit", 1 << place)
 
     def __hash__(self) -> int:
         # Equal tiles have equal bits; an int hashes far faster than the fields' tuple.
