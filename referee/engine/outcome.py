@@ -61,15 +61,15 @@ class RoundOutcome:
         MANGUNO (R20 Decision), else the MANGUNO; CUCUQ only without
         MATTIKKENG (R21).
         """
-        mattikkeng = tuple(
-            s for s in range(SEATS) if s != manguno and remaining_pips[s] <= remaining_pips[manguno]
-        )
+        mine = remaining_pips[manguno]
+        mattikkeng = tuple(s for s in range(SEATS) if s != manguno and remaining_pips[s] <= mine)
         if mattikkeng:
-            order = [(manguno + k) % SEATS for k in range(1, SEATS)]
-            winner = min(
-                (s for s in order if s in mattikkeng),
-                key=lambda s: (remaining_pips[s], order.index(s)),
-            )
+            winner = manguno
+            lowest = mine + 1
+            for k in range(1, SEATS):  # clockwise from the seat after the MANGUNO
+                seat = (manguno + k) % SEATS
+                if remaining_pips[seat] < lowest:  # strictly: a tie stays with the earlier
+                    winner, lowest = seat, remaining_pips[seat]
             cucuq = None
         else:
             winner = manguno

@@ -136,6 +136,7 @@ class Round:
         self.outcome: RoundOutcome | None = None
         self.revealed: dict[int, tuple[Tile, ...]] = {}
         self.pip_sums: dict[int, int] = {}
+        self._pips_checked: dict[int, int] = {}  # seat -> the could_hold mask its pips fit
         # The same facts as bit masks of tiles (``Tile.bit``), so that a move's checks and
         # ``legal_moves`` are a few ``&``: the tiles played, of ``sleeping``, and for
         # each seat the tiles carrying a value it passed on (R32).
@@ -862,7 +863,8 @@ class Round:
                     seat=seat,
                 )
             return
-        if not _reachable(self.could_hold(seat), count, pips):
+        could_hold = self._could_hold_mask(seat, False)
+        if not _reachable(tiles_in(could_hold), count, pips):
             raise RevealInvalid(
                 ngettext_noop(
                     "no %(count)s tile seat %(seat)s could hold has a pip sum of %(pips)s",
@@ -872,10 +874,11 @@ class Round:
                 count=count,
                 pips=pips,
             )
+        self._pips_checked[seat] = could_hold
 
     def _remaining_pips_of(self, seat: int) -> int | None:
         if seat in self.revealed:
-            return sum(t.pips for t in self.revealed[seat])
+            return sum([t.low + t.high for t in self.revealed[seat]])
         if seat in self.pip_sums:
             return self.pip_sums[seat]
         if seat in self.hands:
@@ -896,8 +899,11 @@ class Round:
             return
         # Every seat is known now: re-check pip sums against all revealed tiles (R33).
         for seat, pips in sorted(self.pip_sums.items()):
-            if seat not in self.hands and not _reachable(
-                self.could_hold(seat), self.tiles_left(seat), pips
+            if seat in self.hands:
+                continue
+            could_hold = self._could_hold_mask(seat, False)
+            if could_hold != self._pips_checked.get(seat) and not _reachable(
+                tiles_in(could_hold), self.tiles_left(seat), pips
             ):
                 raise RevealInvalid(
                     gettext_noop(
@@ -917,14 +923,18 @@ def _reachable(candidates: list[Tile], count: int, pips: int) -> bool:
     """Whether exactly ``count`` distinct tiles of ``candidates`` add up to ``pips``."""
     if pips > 2 * HIGHEST_VALUE * count:
         return False
-    # sums[k] has bit s set when some k of the tiles seen so far add up to s (s ≤ pips).
-    within = (1 << (pips + 1)) - 1
-    sums = [1] + [0] * count
+    # One int holds every (k, s) such that some k of the tiles seen so far add up to
+    # s ≤ pips, as bit k × stride + s. A tile adds (k + 1, s + its pips) for each (k, s):
+    # one shift; the stride leaves room for a tile's pips, so no sum spills into k + 1.
+    stride = pips + 2 * HIGHEST_VALUE + 1
+    sums = (1 << (pips + 1)) - 1
+    keep = 0
+    for k in range(count + 1):
+        keep |= sums << (k * stride)
+    reached = 1  # k = 0, s = 0: no tile adds up to 0
     for tile in candidates:
-        tile_pips = tile.low + tile.high
-        for k in range(count, 0, -1):
-            sums[k] |= (sums[k - 1] << tile_pips) & within
-    return bool(sums[count] >> pips & 1)
+        reached |= (reached << (stride + tile.low + tile.high)) & keep
+    return bool(reached >> (count * stride + pips) & 1)
 
 
 _NO_TILES: frozenset[Tile] = frozenset()

@@ -125,8 +125,27 @@ def mask_of(tiles: Iterable[Tile]) -> int:
 
 def tiles_in(mask: int) -> list[Tile]:
     """The tiles of a bit mask, in the order ``0-0, 0-1, … 6-6``."""
-    return [tile for tile in ALL_TILES if tile.bit & mask]
+    return [
+        *_CHUNKS[0][mask & 127],
+        *_CHUNKS[1][mask >> 7 & 127],
+        *_CHUNKS[2][mask >> 14 & 127],
+        *_CHUNKS[3][mask >> 21 & 127],
+    ]
 
+
+_CHUNKS: tuple[tuple[tuple[Tile, ...], ...], ...] = tuple(
+    tuple(
+        tuple(
+            tile
+            for place, tile in enumerate(ALL_TILES[7 * chunk : 7 * chunk + 7])
+            if bits >> place & 1
+        )
+        for bits in range(128)
+    )
+    for chunk in range(4)
+)
+"""``_CHUNKS[c][bits]``: the tiles of places ``7c … 7c + 6`` whose bits are set in ``bits``
+(a mask read 7 bits at a time: 4 look-ups instead of a test of each of the 28 tiles)."""
 
 ALL_MASK = mask_of(ALL_TILES)
 """The mask of all 28 tiles."""
