@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from referee.engine.errors import (
     RecordInvalid,
@@ -93,12 +93,12 @@ def replay(record: Record) -> Game:
     game.void_ahead = frozenset(
         number
         for number, data in enumerate(record.rounds, start=1)
-        if isinstance(data, Mapping) and data.get("void") is not None
+        if _is_object(data) and data.get("void") is not None
     )
     try:
         for data in record.rounds:
             number = len(game.rounds) + 1
-            if not isinstance(data, Mapping):
+            if not _is_object(data):
                 raise RecordInvalid(gettext_noop("a round is a JSON object")).at(round=number)
             substitutes = _seat_map(data.get("substitutes"), "substitutes", number)
             for name in substitutes.values():
@@ -122,6 +122,11 @@ def replay(record: Record) -> Game:
     except RefereeError as error:
         raise error.with_names(record.players) from None
     return game
+
+
+def _is_object(data: object) -> TypeGuard[Mapping[str, Any]]:
+    """Whether ``data`` is a JSON object (a ``Mapping``; a ``dict`` answers at once)."""
+    return type(data) is dict or isinstance(data, Mapping)
 
 
 def _void_reason(raw: object, number: int) -> str | None:
@@ -162,7 +167,7 @@ def _seat_map(raw: object, field: str, number: int) -> dict[int, Any]:
     """A round's ``hands``/``reveal``/``pips``: keys ``"0"``…``"4"`` → value."""
     if raw is None:
         return {}
-    if not isinstance(raw, Mapping):
+    if not _is_object(raw):
         raise RecordInvalid(
             gettext_noop('%(field)s must map seats "0" to "4" to values'), field=field
         ).at(round=number)
