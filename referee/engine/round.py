@@ -37,6 +37,7 @@ from referee.engine.outcome import Ending, Finish, RoundOutcome
 from referee.engine.rules import MAX_SLEEPING, RuleSet
 from referee.engine.tiles import (
     ALL_MASK,
+    ALL_TILES,
     CARRYING,
     HIGHEST_VALUE,
     SEATS,
@@ -271,12 +272,20 @@ class Round:
                 moves.append(Play(seat, tile))
             return moves
         left, right = self.ends
-        fitting = CARRYING[left] | CARRYING[right]
-        for tile in tiles_in(self._could_hold_mask(seat, hidden) & fitting):
-            for value in sorted({left, right}):
-                if tile.carries(value):
-                    moves.append(_play_of(seat, tile, value))
-        if hidden or seat not in self.hands or not any(isinstance(m, Play) for m in moves):
+        could_hold = self._could_hold_mask(seat, hidden)
+        plays = _PLAYS_ON[seat]
+        if left > right:
+            left, right = right, left
+        on_left = plays[left]
+        on_right = plays[right] if left != right else {}
+        for tile in tiles_in(could_hold & (CARRYING[left] | CARRYING[right])):
+            play = on_left.get(tile.bit)  # the lower value first, then the higher
+            if play is not None:
+                moves.append(play)
+            play = on_right.get(tile.bit)
+            if play is not None:
+                moves.append(play)
+        if hidden or seat not in self.hands or not moves:
             moves.append(_PASSES[seat])
         return moves
 
@@ -971,7 +980,15 @@ _WRITTEN: tuple[dict[int | None, dict[str, Play]], ...] = tuple(
 end showing ``on`` (``None`` when not said), for each tile that carries ``on``, for
 ``Round.run``: 5 seats × (168 + 7 × 39) spellings, 385 distinct plays."""
 
-_NOTHING: dict[str, Play] = {}
+_PLAYS_ON: tuple[tuple[dict[int, Play], ...], ...] = tuple(
+    tuple(
+        {tile.bit: _play_of(seat, tile, on) for tile in ALL_TILES if tile.carries(on)}
+        for on in range(HIGHEST_VALUE + 1)
+    )
+    for seat in range(SEATS)
+)
+"""``_PLAYS_ON[seat][on][tile.bit]``: the play of that tile by ``seat`` on the end showing
+``on``, for each tile that carries ``on`` (``legal_moves``)."""
 
 _NEXT_SEAT = tuple(next_seat(seat) for seat in range(SEATS))
 """``_NEXT_SEAT[seat]``: the seat after it, clockwise (R8)."""
