@@ -11,6 +11,7 @@ the same export and the same legal moves, or the same error object.
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import random
 from collections.abc import Iterator
@@ -24,7 +25,7 @@ from hypothesis import strategies as st
 
 from referee.engine.errors import RefereeError
 from referee.engine.records import Record, export_record, replay, result_of
-from referee.engine.round import Round
+from referee.engine.round import Round, _reachable
 from referee.engine.simulation import random_record
 from referee.engine.tiles import ALL_TILES
 
@@ -199,3 +200,52 @@ def test_every_tile_in_place_of_every_move_gives_what_push_gives_R5_R7_R11_R32_R
                         compared += 1
                         refused += '"error"' in fast
     assert compared > refused > compared // 2  # most substitutes are refused, some are not
+
+
+@given(
+    st.lists(st.sampled_from(ALL_TILES), max_size=14, unique=True),
+    st.integers(0, 5),
+    st.integers(0, 62),
+)
+def test_a_pip_sum_is_reachable_exactly_when_some_tiles_add_up_to_it_R18_R33(
+    candidates: list[Any], count: int, pips: int
+) -> None:
+    some = any(
+        sum(t.low + t.high for t in chosen) == pips
+        for chosen in itertools.combinations(candidates, count)
+    )
+
+    assert _reachable(candidates, count, pips) is some
+
+
+@FAST
+@given(records(), st.randoms(use_true_random=False))
+def test_legal_moves_are_every_tile_the_seat_could_hold_on_every_end_it_matches_R7_R11_R32(
+    record: dict[str, Any], rng: random.Random
+) -> None:
+    try:
+        game = replay(Record.parse(cut(record, rng)))
+    except RefereeError:
+        return
+    current = game.current
+    if current is None or current.round.ends is None or current.round.turn is None:
+        return
+    rnd = current.round
+    seat = rnd.turn
+    for hidden in (False, True):
+        plays = [
+            (str(tile), value)
+            for tile in rnd.could_hold(seat, hidden=hidden)
+            for value in sorted(set(rnd.ends))
+            if tile.carries(value)
+        ]
+        moves = rnd.legal_moves(hidden=hidden)
+        assert [(str(m.tile), m.on) for m in moves if not m.is_pass] == plays
+        passes = hidden or seat not in rnd.hands or not plays
+        assert [m.to_dict() for m in moves if m.is_pass] == (
+            [{"seat": seat, "pass": True}] if passes else []
+        )
+        assert rnd.playable_tiles(hidden=hidden) == {
+            v: [t for t in rnd.could_hold(seat, hidden=hidden) if t.carries(v)]
+            for v in sorted(set(rnd.ends))
+        }
