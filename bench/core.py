@@ -59,13 +59,31 @@ def corpus(*, records: int, rounds: int, seed: int) -> list[dict[str, Any]]:
     return [random_record(random.Random(seed * 7919 + i), rounds=rounds) for i in range(records)]
 
 
-def best_time(action: Callable[[], object], *, repeat: int) -> float:
-    """The shortest of ``repeat`` runs of ``action``, in seconds."""
+def best_time(
+    action: Callable[[], object],
+    *,
+    repeat: int,
+    at_least: float = 0.0,
+    clock: Callable[[], float] = time.perf_counter,
+) -> float:
+    """The shortest of ``repeat`` runs of ``action``, in seconds (by ``clock``).
+
+    With ``at_least``, each run calls ``action`` as often as it takes to last that
+    long and the time is per call: a run of a few milliseconds on a loaded machine
+    measures the scheduler more than the code.
+    """
+    calls = 1
+    if at_least > 0:
+        start = clock()
+        action()
+        once = max(clock() - start, 1e-6)
+        calls = max(1, math.ceil(at_least / once))
     best = math.inf
     for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        best = min(best, time.perf_counter() - start)
+        start = clock()
+        for _ in range(calls):
+            action()
+        best = min(best, (clock() - start) / calls)
     return best
 
 
@@ -135,11 +153,21 @@ class Growth:
 def growth(
     sizes: Sequence[int], *, records_per_size: int, repeat: int = 3, seed: int = 1
 ) -> Growth:
-    """Time per record for records of each size (rounds); fit how it grows."""
+    """Time per record for records of each size (rounds); fit how it grows.
+
+    Each point is the best of ``repeat`` runs of at least 0.1 s of this process's CPU
+    time (``time.process_time``): the sizes are compared with one another, and CPU time
+    does not count the time the process waited for a core on a shared machine.
+    """
     points = []
     for size in sizes:
         records = corpus(records=records_per_size, rounds=size, seed=seed + size)
-        seconds = best_time(lambda records=records: _replay_all(records), repeat=repeat)
+        seconds = best_time(
+            lambda records=records: _replay_all(records),
+            repeat=repeat,
+            at_least=0.1,
+            clock=time.process_time,
+        )
         per_record = seconds / len(records)
         points.append(GrowthPoint(size, per_record, per_record / size * 1e6))
     xs = [float(p.rounds) for p in points]
