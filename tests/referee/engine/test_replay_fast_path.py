@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.engine.errors import RefereeError
+from referee.engine.game import Game
 from referee.engine.records import Record, export_record, replay, result_of
 from referee.engine.round import Round, _reachable
 from referee.engine.simulation import random_record
@@ -218,27 +219,14 @@ def test_a_pip_sum_is_reachable_exactly_when_some_tiles_add_up_to_it_R18_R33(
     assert _reachable(candidates, count, pips) is some
 
 
-@FAST
-@given(records(), st.randoms(use_true_random=False))
-def test_legal_moves_are_every_tile_the_seat_could_hold_on_every_end_it_matches_R7_R11_R32(
-    record: dict[str, Any], rng: random.Random
-) -> None:
-    try:
-        game = replay(Record.parse(cut(record, rng)))
-    except RefereeError:
-        return
-    current = game.current
-    if current is None or current.round.ends is None or current.round.turn is None:
-        return
-    rnd = current.round
+def _check_legal_moves(rnd: Round) -> None:
     seat = rnd.turn
+    assert seat is not None
+    assert rnd.ends is not None
     for hidden in (False, True):
-        plays = [
-            (str(tile), value)
-            for tile in rnd.could_hold(seat, hidden=hidden)
-            for value in sorted(set(rnd.ends))
-            if tile.carries(value)
-        ]
+        could_hold = rnd.could_hold(seat, hidden=hidden)
+        values = sorted(set(rnd.ends))
+        plays = [(str(t), v) for t in could_hold for v in values if t.carries(v)]
         moves = rnd.legal_moves(hidden=hidden)
         assert [(str(m.tile), m.on) for m in moves if not m.is_pass] == plays
         passes = hidden or seat not in rnd.hands or not plays
@@ -246,6 +234,29 @@ def test_legal_moves_are_every_tile_the_seat_could_hold_on_every_end_it_matches_
             [{"seat": seat, "pass": True}] if passes else []
         )
         assert rnd.playable_tiles(hidden=hidden) == {
-            v: [t for t in rnd.could_hold(seat, hidden=hidden) if t.carries(v)]
-            for v in sorted(set(rnd.ends))
+            v: [t for t in could_hold if t.carries(v)] for v in values
         }
+
+
+@FAST
+@given(records())
+def test_legal_moves_are_every_tile_the_seat_could_hold_on_every_end_it_matches_R7_R11_R32(
+    record: dict[str, Any],
+) -> None:
+    """At every state of play of a legal game (declared hands included, R31)."""
+    game = Game()
+    checked = 0
+    for data in record["rounds"]:
+        for seat, hand in sorted(data.get("hands", {}).items()):
+            game.declare(int(seat), hand)
+        for move in data["moves"]:
+            current = game.current
+            if current is not None and current.round.ends is not None:
+                _check_legal_moves(current.round)
+                checked += 1
+            game.push(move)
+        for seat in range(5):
+            tiles, pips = data.get("reveal", {}).get(str(seat)), data.get("pips", {}).get(str(seat))
+            if tiles is not None or pips is not None:
+                game.reveal(seat, tiles=tiles, pips=pips)
+    assert checked >= len(record["rounds"])  # at least one state a round after its lead
