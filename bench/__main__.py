@@ -74,6 +74,7 @@ class Config:
     connection: str
     core_records: int
     core_rounds: int
+    core_baseline: str
     growth_sizes: tuple[int, ...]
     growth_records: int
     league_sizes: tuple[int, ...]
@@ -117,6 +118,8 @@ class Config:
             connection=os.environ.get("BENCH_CONNECTION") or "per-request",
             core_records=_int("BENCH_CORE_RECORDS", 40 if quick else 200),
             core_rounds=_int("BENCH_CORE_ROUNDS", 20 if quick else 40),
+            # The "before" of the core's before-and-after ("none": skip it).
+            core_baseline=os.environ.get("BENCH_CORE_BASELINE") or core.BASELINE_REF,
             growth_sizes=_ints("BENCH_GROWTH_SIZES", "10,20,40,80" if quick else "10,20,40,80,160"),
             growth_records=_int("BENCH_GROWTH_RECORDS", 4 if quick else 10),
             league_sizes=_ints(
@@ -484,8 +487,11 @@ def main() -> int:
         sizes=config.growth_sizes,
         records_per_size=config.growth_records,
         seed=config.seed,
+        baseline=None if config.core_baseline == "none" else config.core_baseline,
     )
     say(f"rules core: {results['core']['throughput']['rounds_per_second']:.0f} rounds/s")
+    if "before_after" in results["core"]:
+        say(f"rules core: {results['core']['before_after']['ratio']:.2f}x the baseline's")
     results["ladder"] = run_ladder(config)
     with (
         tempfile.TemporaryDirectory(prefix="domeng-bench-") as tmp_name,

@@ -110,6 +110,15 @@ def checks(results: dict[str, Any]) -> list[tuple[str, bool]]:
                 results["core"]["growth"]["is_linear_or_better"],
             )
         )
+        before_after = results["core"].get("before_after")
+        if before_after:
+            found.append(
+                (
+                    f"core: at least {before_after['target']:g}x the replay rate of "
+                    f"{before_after['ref']} (issue 14)",
+                    before_after["ratio"] >= before_after["target"],
+                )
+            )
     if "league" in results:
         found.append(
             (
@@ -476,6 +485,33 @@ def _core(core: dict[str, Any]) -> list[str]:
         f"{_f(g['slope_microseconds_per_round'], 0)} µs × rounds.",
         "",
     ]
+    ba = core.get("before_after")
+    if ba:
+        lines += [
+            f"Before and after (`bench.core.compare`): the same {_f(ba['records'])} records "
+            f"replayed by the rules core of commit `{ba['ref']}` (before, `git archive`) and "
+            f"of this tree (after), each in {ba['turns']} processes taking turns, best of "
+            f"{ba['repeat']} a process:",
+            "",
+        ]
+        rows = [
+            [
+                side,
+                _f(ba[side]["rounds_per_second"], 0),
+                _f(ba[side]["cpu_rounds_per_second"], 0),
+            ]
+            for side in ("before", "after")
+        ]
+        rows.append(["after ÷ before", f"**{ba['ratio']:.2f}×**", f"{ba['cpu_ratio']:.2f}×"])
+        lines += _table(["", "rounds/s (wall)", "rounds/s (CPU time)"], rows)
+        counted = ba.get("instructions", {})
+        if "ratio" in counted:
+            lines += [
+                f"Instructions (valgrind callgrind, {counted['records']} records): "
+                f"{_f(counted['before'])} before, {_f(counted['after'])} after, "
+                f"{counted['ratio']:.2f}× fewer.",
+                "",
+            ]
     return lines
 
 

@@ -7,7 +7,7 @@ sittings: a session is just a pause in the same fold (R27).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -243,37 +243,49 @@ class Game:
             settled = True
         return GameMoveReport(report, tuple(transfers), settled, game_round.camat_elected)
 
-    def replay_moves(
-        self, moves: Iterable[Move | Mapping[str, Any]], game_round: GameRound
-    ) -> None:
+    def replay_moves(self, moves: Sequence[object], game_round: GameRound) -> None:
         """``push(move, within=game_round)`` for each move in turn, without reports.
 
-        The same checks, errors, stones and CAMAT as ``push``: an ordinary legal
-        move takes ``Round.step``'s fast path, anything else ``push``'s, which
-        raises at the first fault (the moves before it stay applied).
+        The same checks, errors, stones and CAMAT as ``push``: ordinary legal
+        moves take ``Round.run``'s fast path (their pass awards, R23a, and a FIRST
+        CAPPU's settlement, R14, R23b, R24, follow in order), anything else
+        ``push``'s, which raises at the first fault (the moves before it stay
+        applied).
         """
         rnd = game_round.round
-        step = None if game_round.voided else rnd.step
-        for move in moves:
-            applied = None if step is None else step(move)
-            if applied is None:
-                self.push(move, within=game_round)
-            elif applied.is_pass:
-                record = rnd.passes[-1]
-                assert rnd.last_mappano is not None  # a pass never comes before the lead
-                game_round.transfers += settlement.pass_award(
-                    self.ledger,
-                    self.rules,
-                    seat=record.seat,
-                    passebunge=record.passebunge,
-                    closing=rnd.outcome is not None,  # R17: the fifth pass in a row
-                    last_mappano=rnd.last_mappano,
-                    move=record.move,
-                )
-                # A closing pass leaves the round blocked: no seat's pips are known yet,
-                # since declared hands (R31) never take this path.
-            elif rnd.outcome is not None:  # FIRST CAPPU (R14): settled at once
-                self._settle(game_round)
+        count = len(moves)
+        index = 0
+        while index < count:
+            if not game_round.voided:
+                passes_before = len(rnd.pass_log)
+                stopped = rnd.run(moves, index)
+                if stopped != index:
+                    self._award_passes(game_round, passes_before)
+                    if rnd.outcome is not None and rnd.outcome.is_settled():
+                        self._settle(game_round)  # a FIRST CAPPU (R14) settles at once
+                    index = stopped
+                    if index == count:
+                        break
+            self.push(moves[index], within=game_round)  # type: ignore[arg-type]
+            index += 1
+
+    def _award_passes(self, game_round: GameRound, first: int) -> None:
+        """The stones of the round's passes from ``passes[first]`` on, in order (R23a).
+
+        A pass that ended the round is the MANGUNO's closing pass (R17); it
+        leaves the round blocked, waiting for reveals, since declared hands
+        (R31) never take ``Round.run``'s path.
+        """
+        rnd = game_round.round
+        game_round.transfers += settlement.pass_awards(
+            self.ledger,
+            self.rules,
+            [
+                (move, seat, passebunge, last_mappano)
+                for move, seat, passebunge, last_mappano, _, _ in rnd.pass_log[first:]
+            ],
+            closing_move=len(rnd.moves) - 1 if rnd.outcome is not None else None,
+        )
 
     def declare(self, seat: int, tiles: Iterable[object]) -> None:
         """Seat ``seat`` declares its five tiles for the round in play (R31).
@@ -480,6 +492,7 @@ class Game:
             self.ledger.table, tuple(self.ledger.stones), self.camat, self.next_leader
         )
         return transfers
+
 
 def _adjustment(ledger: Ledger, data: object) -> Transfer:
     """Apply an organiser's adjustment ``{"from", "to", "stones", "reason"}`` (R36).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from referee.engine.tiles import SEATS, seat_before
 
@@ -33,6 +33,9 @@ class RoundOutcome:
     numbers), ``mattikkeng`` (ascending, R19), ``winner`` (R20) and ``cucuq``
     (R21, ``None`` with MATTIKKENG). While a blocked round waits for its
     reveals, those are ``None``/empty and ``is_settled()`` is false.
+
+    ``named`` holds the named outcomes as the table calls them, e.g.
+    ``("FIRST CAPPU", "CEKI", "CUCUQ")`` (worked out once, when the outcome is made).
     """
 
     ending: Ending
@@ -43,6 +46,10 @@ class RoundOutcome:
     cucuq: int | None = None
     winner: int | None = None
     remaining_pips: tuple[int, ...] | None = None
+    named: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "named", self._names())
 
     @classmethod
     def blocked(cls, *, manguno: int, remaining_pips: tuple[int, ...]) -> RoundOutcome:
@@ -54,15 +61,15 @@ class RoundOutcome:
         MANGUNO (R20 Decision), else the MANGUNO; CUCUQ only without
         MATTIKKENG (R21).
         """
-        mattikkeng = tuple(
-            s for s in range(SEATS) if s != manguno and remaining_pips[s] <= remaining_pips[manguno]
-        )
+        mine = remaining_pips[manguno]
+        mattikkeng = tuple(s for s in range(SEATS) if s != manguno and remaining_pips[s] <= mine)
         if mattikkeng:
-            order = [(manguno + k) % SEATS for k in range(1, SEATS)]
-            winner = min(
-                (s for s in order if s in mattikkeng),
-                key=lambda s: (remaining_pips[s], order.index(s)),
-            )
+            winner = manguno
+            lowest = mine + 1
+            for k in range(1, SEATS):  # clockwise from the seat after the MANGUNO
+                seat = (manguno + k) % SEATS
+                if remaining_pips[seat] < lowest:  # strictly: a tie stays with the earlier
+                    winner, lowest = seat, remaining_pips[seat]
             cucuq = None
         else:
             winner = manguno
@@ -80,8 +87,7 @@ class RoundOutcome:
         """Whether the winner is known (always after a CAPPU; after the reveals if blocked)."""
         return self.winner is not None
 
-    @property
-    def named(self) -> tuple[str, ...]:
+    def _names(self) -> tuple[str, ...]:
         """The named outcomes as the table calls them, e.g. ``("FIRST CAPPU", "CEKI", "CUCUQ")``."""
         names: list[str] = []
         if self.ending is Ending.CAPPU:

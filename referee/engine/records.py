@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from referee.engine.errors import (
     RecordInvalid,
@@ -28,6 +28,8 @@ RESULT_FORMAT = "domeng-result/1"
 
 _RECORD_KEYS = frozenset({"format", "players", "rules", "rounds"})
 _ROUND_KEYS = frozenset({"moves", "hands", "reveal", "pips", "void", "adjustments", "substitutes"})
+_SEAT_KEYS = {str(seat): seat for seat in range(SEATS)}
+"""A seat map's keys (``"0"``…``"4"``) and their seats."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +93,12 @@ def replay(record: Record) -> Game:
     game.void_ahead = frozenset(
         number
         for number, data in enumerate(record.rounds, start=1)
-        if isinstance(data, Mapping) and data.get("void") is not None
+        if _is_object(data) and data.get("void") is not None
     )
     try:
         for data in record.rounds:
             number = len(game.rounds) + 1
-            if not isinstance(data, Mapping):
+            if not _is_object(data):
                 raise RecordInvalid(gettext_noop("a round is a JSON object")).at(round=number)
             substitutes = _seat_map(data.get("substitutes"), "substitutes", number)
             for name in substitutes.values():
@@ -122,6 +124,11 @@ def replay(record: Record) -> Game:
     return game
 
 
+def _is_object(data: object) -> TypeGuard[Mapping[str, Any]]:
+    """Whether ``data`` is a JSON object (a ``Mapping``; a ``dict`` answers at once)."""
+    return type(data) is dict or isinstance(data, Mapping)
+
+
 def _void_reason(raw: object, number: int) -> str | None:
     """A round's ``void`` (``{"reason": "…"}``, R35): its reason, or ``None`` if absent."""
     if raw is None:
@@ -136,8 +143,8 @@ def _void_reason(raw: object, number: int) -> str | None:
 
 def _replay_round(game: Game, game_round: GameRound, data: Mapping[str, Any]) -> None:
     number = game_round.round.number
-    unknown = sorted(set(data) - _ROUND_KEYS)
-    if unknown:
+    if not _ROUND_KEYS.issuperset(data):
+        unknown = sorted(set(data) - _ROUND_KEYS)
         raise RecordInvalid(gettext_noop("a round has no field %(key)s"), key=unknown[0]).at(
             round=number
         )
@@ -150,29 +157,31 @@ def _replay_round(game: Game, game_round: GameRound, data: Mapping[str, Any]) ->
     for seat in sorted(hands):  # declared hands before the moves (R34)
         game.declare(seat, hands[seat])
     game.replay_moves(moves, game_round)
-    for seat in range(SEATS):  # reveals after the moves, seat 0 to 4 (R34)
-        if seat in reveal or seat in pips:
-            game.reveal(seat, tiles=reveal.get(seat), pips=pips.get(seat))
+    if reveal or pips:
+        for seat in range(SEATS):  # reveals after the moves, seat 0 to 4 (R34)
+            if seat in reveal or seat in pips:
+                game.reveal(seat, tiles=reveal.get(seat), pips=pips.get(seat))
 
 
 def _seat_map(raw: object, field: str, number: int) -> dict[int, Any]:
     """A round's ``hands``/``reveal``/``pips``: keys ``"0"``…``"4"`` → value."""
     if raw is None:
         return {}
-    if not isinstance(raw, Mapping):
+    if not _is_object(raw):
         raise RecordInvalid(
             gettext_noop('%(field)s must map seats "0" to "4" to values'), field=field
         ).at(round=number)
     result: dict[int, Any] = {}
     for key, value in raw.items():
-        if key not in {str(s) for s in range(SEATS)}:
+        seat = _SEAT_KEYS.get(key)
+        if seat is None:
             raise RecordInvalid(
                 gettext_noop('%(field)s names seat %(seat)s: seats are "0" to "4"'),
                 rule="R3",
                 field=field,
                 seat=repr(key),
             ).at(round=number)
-        result[int(key)] = value
+        result[seat] = value
     return result
 
 

@@ -9,7 +9,7 @@ The referee never sees the hands: it reasons from the table (R30).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +37,7 @@ from referee.engine.outcome import Ending, Finish, RoundOutcome
 from referee.engine.rules import MAX_SLEEPING, RuleSet
 from referee.engine.tiles import (
     ALL_MASK,
+    ALL_TILES,
     CARRYING,
     HIGHEST_VALUE,
     SEATS,
@@ -55,12 +56,14 @@ _MOVE_KEYS = frozenset({"seat", "tile", "on", "pass"})
 @dataclass(frozen=True, slots=True)
 class PassRecord:
     """A pass (R9) at move ``move`` while the open ends showed ``ends``;
-    ``passebunge`` when the seat had not yet played a tile this round (R10)."""
+    ``passebunge`` when the seat had not yet played a tile this round (R10);
+    ``last_mappano``, the seat that played the latest tile, gives the shortfall (R23a)."""
 
     move: int
     seat: int
     ends: tuple[int, int]
     passebunge: bool = False
+    last_mappano: int | None = None  # who played the latest tile before it (R12, R23a)
 
 
 @dataclass(slots=True)
@@ -123,18 +126,20 @@ class Round:
         self.right: list[Tile] = []  # tiles placed to the right, outermost last
         self.lead_tile: Tile | None = None
         self.ends: tuple[int, int] | None = None
-        self.played: dict[Tile, int] = {}  # tile -> move index
-        self.played_by: list[list[Tile]] = [[] for _ in range(SEATS)]
-        self.passes: list[PassRecord] = []
-        self.sleeping: frozenset[Tile] = frozenset()
+        self.played_by: list[list[Tile]] = [[], [], [], [], []]  # by seat (SEATS)
+        # Each pass as (move, seat, passebunge, LAST MAPPANO, left end, right end): plain
+        # tuples, cheap to make at every pass; ``passes`` gives them as ``PassRecord``s.
+        self.pass_log: list[tuple[int, int, bool, int, int, int]] = []
+        self.sleeping: frozenset[Tile] = _NO_TILES
         self.turn: int | None = expected_leader
         self.last_mappano: int | None = None
         self.consecutive_passes = 0
         self.outcome: RoundOutcome | None = None
         self.revealed: dict[int, tuple[Tile, ...]] = {}
         self.pip_sums: dict[int, int] = {}
+        self._pips_checked: dict[int, int] = {}  # seat -> the could_hold mask its pips fit
         # The same facts as bit masks of tiles (``Tile.bit``), so that a move's checks and
-        # ``legal_moves`` are a few ``&``: the tiles of ``played``, of ``sleeping``, and for
+        # ``legal_moves`` are a few ``&``: the tiles played, of ``sleeping``, and for
         # each seat the tiles carrying a value it passed on (R32).
         self._played_mask = 0
         self._sleeping_mask = 0
@@ -157,6 +162,19 @@ class Round:
     def tiles_left(self, seat: int) -> int:
         """How many tiles ``seat`` still holds (5 − tiles played, R4)."""
         return TILES_PER_HAND - len(self.played_by[seat])
+
+    @property
+    def played(self) -> dict[Tile, int]:
+        """The tiles played this round, each with the index of its move."""
+        return {move.tile: index for index, move in enumerate(self.moves) if type(move) is Play}
+
+    @property
+    def passes(self) -> list[PassRecord]:
+        """The round's passes in order (R9, R10, R32)."""
+        return [
+            PassRecord(move, seat, (left, right), passebunge, last_mappano)
+            for move, seat, passebunge, last_mappano, left, right in self.pass_log
+        ]
 
     def chain(self) -> list[tuple[int, int]]:
         """The chain left to right, each tile as its two halves in the order laid."""
@@ -194,9 +212,20 @@ class Round:
                 tiles.update(revealed)
         return frozenset(tiles)
 
+    def _others_mask(self, seat: int) -> int:
+        """``declared_by_others(seat)`` as a mask of tiles."""
+        mask = 0
+        for other, hand in self.hands.items():
+            if other != seat:
+                mask |= mask_of(hand)
+        for other, revealed in self.revealed.items():
+            if other != seat:
+                mask |= mask_of(revealed)
+        return mask
+
     def passed_values(self, seat: int) -> frozenset[int]:
         """The open-end values ``seat`` passed on this round: it holds none of them (R32)."""
-        return frozenset(v for p in self.passes if p.seat == seat for v in p.ends)
+        return frozenset(v for p in self.pass_log if p[1] == seat for v in p[4:])
 
     def could_hold(self, seat: int, *, hidden: bool = False) -> list[Tile]:
         """Tiles ``seat`` may still hold as far as the table knows (R31–R33).
@@ -214,8 +243,8 @@ class Round:
         if not hidden and seat in self.hands:
             return mask_of(self.hands[seat]) & ~self._played_mask
         excluded = self._played_mask | self._sleeping_mask | self._passed_mask[seat]
-        if not hidden and (self.hands or self.revealed):
-            excluded |= mask_of(self.declared_by_others(seat))
+        if not hidden:
+            excluded |= self._others_mask(seat)
         return ALL_MASK & ~excluded
 
     def legal_moves(self, *, hidden: bool = False) -> list[Move]:
@@ -243,12 +272,20 @@ class Round:
                 moves.append(Play(seat, tile))
             return moves
         left, right = self.ends
-        fitting = CARRYING[left] | CARRYING[right]
-        for tile in tiles_in(self._could_hold_mask(seat, hidden) & fitting):
-            for value in sorted({left, right}):
-                if tile.carries(value):
-                    moves.append(_play_of(seat, tile, value))
-        if hidden or seat not in self.hands or not any(isinstance(m, Play) for m in moves):
+        could_hold = self._could_hold_mask(seat, hidden)
+        plays = _PLAYS_ON[seat]
+        if left > right:
+            left, right = right, left
+        on_left = plays[left]
+        on_right = plays[right] if left != right else {}
+        for tile in tiles_in(could_hold & (CARRYING[left] | CARRYING[right])):
+            play = on_left.get(tile.bit)  # the lower value first, then the higher
+            if play is not None:
+                moves.append(play)
+            play = on_right.get(tile.bit)
+            if play is not None:
+                moves.append(play)
+        if hidden or seat not in self.hands or not moves:
             moves.append(_PASSES[seat])
         return moves
 
@@ -306,68 +343,135 @@ class Round:
                 raise error.at(round=self.number, move=index) from None
         self.hands[seat] = frozenset(hand)
 
-    def step(self, raw: object) -> Move | None:
-        """Apply a record's move (a dict) if it is an ordinary legal play or pass, and
-        return the ``Play``/``Pass`` applied; else change nothing and return ``None``.
+    def run(self, moves: Sequence[object], start: int = 0) -> int:
+        """Apply ``moves[start:]`` (a record's moves) while each is an ordinary legal play
+        or pass; return the index of the first move not applied (``len(moves)`` when all
+        were, or when the round ended at the one before).
 
-        The replay's fast path (no ``MoveReport``): it takes only what ``push``
-        would accept with no declared hands (R31) from the seat whose turn it is
-        (R8): the lead of a round after the game's first (any tile, R6), a pass
-        ``{"seat", "pass": true}`` after the lead, or a play of a written tile not
-        played, not sleeping (R40) and carrying no value the seat passed on (R32),
-        on an open end it matches (R7, R11). For anything else — the game's first
-        lead, declared hands, any fault — it returns ``None`` and ``push`` decides
-        and raises in R34's order, so a record's errors are ``push``'s whichever
-        path it takes.
+        The replay's fast path (no ``MoveReport``, the round's state in locals): it
+        takes only what ``push`` would accept with no declared hands (R31) from the
+        seat whose turn it is (R8): the lead of a round after the game's first (any
+        tile, R6), a pass ``{"seat", "pass": true}`` after the lead, or a play of a
+        written tile not played, not sleeping (R40) and carrying no value the seat
+        passed on (R32), on an open end it matches (R7, R11). It stops at anything
+        else — the game's first lead, declared hands, any fault — changing nothing
+        for that move, and ``push`` decides and raises in R34's order, so a record's
+        errors are ``push``'s whichever path it takes. A move after the round's end
+        is never applied. Each pass's ``PassRecord`` (with its LAST MAPPANO) is in
+        ``passes`` for the stones it moves (R23a).
         """
-        if type(raw) is not dict or self.hands or self.outcome is not None:
-            return None
-        seat = raw.get("seat")
-        if type(seat) is not int or seat != self.turn:  # before a lead: the expected leader
-            return None
-        text = raw.get("tile")
-        if text is None:
-            if len(raw) != 2 or raw.get("pass") is not True or self.ends is None:
-                return None
-            passing = _PASSES[seat]
-            self._record_pass(passing, len(self.moves))
-            return passing
-        on = raw.get("on")
-        if on is None:
-            if len(raw) != 2:
-                return None
-        elif len(raw) != 3 or type(on) is not int or not 0 <= on <= HIGHEST_VALUE:
-            return None
-        if type(text) is not str:
-            return None
-        play = _PLAYS_WRITTEN.get((seat, text, on))
-        if play is None:
-            tile = TILE_SPELLINGS.get(text)
-            if tile is None:
-                return None
-            play = _PLAYS_WRITTEN[seat, text, on] = _play_of(seat, tile, on)
-        if self.ends is None:  # the lead of a round after the first: any tile (R6)
-            if on is not None:
-                return None
-            self._open(play, 0)
-            return play
-        bit = play.tile.bit
-        if bit & (self._played_mask | self._sleeping_mask | self._passed_mask[seat]):
-            return None
-        left, right = self.ends
-        if on is None:
-            if bit & CARRYING[left]:
-                if left != right and bit & CARRYING[right]:
-                    return None  # end_required (R11)
-                on = left
-            elif bit & CARRYING[right]:
-                on = right
-            else:
-                return None
-        elif (on != left and on != right) or not bit & CARRYING[on]:
-            return None
-        self._place(play, on, len(self.moves))
-        return play
+        count = len(moves)
+        if self.hands or self.outcome is not None or start >= count:
+            return start
+        index = start
+        if self.ends is None:  # the round's lead
+            raw = moves[index]
+            if self.is_first_of_game or type(raw) is not dict or len(raw) != 2:
+                return index  # the game's first lead (R5, R40) and any odd lead: push
+            seat = raw.get("seat")
+            text = raw.get("tile")
+            if seat != self.turn or type(seat) is not int or type(text) is not str:
+                return index
+            play = _WRITTEN[seat][None].get(text)
+            if play is None:
+                return index
+            self._open(play, len(self.moves))
+            index += 1
+        # The round's state in locals, written back once at the end.
+        left, right = self.ends  # type: ignore[misc]
+        played_mask = self._played_mask
+        sleeping_mask = self._sleeping_mask
+        passed_mask = self._passed_mask
+        turn = self.turn
+        last_mappano = self.last_mappano
+        assert last_mappano is not None  # the lead is down
+        consecutive_passes = self.consecutive_passes
+        applied = self.moves
+        played_by = self.played_by
+        passes = self.pass_log
+        lefts, rights = self.left, self.right
+        outcome = None
+        offset = len(applied) - index  # a move's index in the round = its index + offset
+        try:  # a move without a field it needs (KeyError, TypeError) stops the loop too
+            while index < count:
+                raw = moves[index]
+                if type(raw) is not dict:
+                    break
+                seat = raw["seat"]
+                if seat != turn or type(seat) is not int:
+                    break
+                size = len(raw)
+                if size == 2 and "pass" in raw:  # {"seat", "pass"}
+                    if raw["pass"] is not True:
+                        break
+                    move = index + offset
+                    passes.append((move, seat, not played_by[seat], last_mappano, left, right))
+                    applied.append(_PASSES[seat])
+                    passed_mask[seat] |= CARRYING[left] | CARRYING[right]  # R32
+                    turn = _NEXT_SEAT[seat]
+                    index += 1
+                    consecutive_passes += 1
+                    if consecutive_passes == SEATS:  # R17: the last of five is the MANGUNO
+                        outcome = _BLOCKED[seat]
+                        break
+                    continue
+                if size == 2:  # {"seat", "tile"}
+                    on = None
+                elif size == 3:  # {"seat", "tile", "on"}
+                    on = raw["on"]
+                    if type(on) is not int:
+                        break
+                else:
+                    break
+                # Not a tile, or ``on`` not a value it carries: KeyError, and push says which.
+                play = _WRITTEN[seat][on][raw["tile"]]
+                tile = play.tile
+                bit = tile.bit
+                if bit & (played_mask | sleeping_mask | passed_mask[seat]):
+                    break
+                if on is None:
+                    if bit & CARRYING[left]:
+                        if left != right and bit & CARRYING[right]:
+                            break  # end_required (R11)
+                        on = left
+                    elif bit & CARRYING[right]:
+                        on = right
+                    else:
+                        break
+                elif on != left and on != right:
+                    break
+                # Place it on the end showing ``on`` (R7); equal ends: either side (R11).
+                if on == right:
+                    rights.append(tile)
+                    right = tile.low + tile.high - on
+                else:
+                    lefts.append(tile)
+                    left = tile.low + tile.high - on
+                played_mask |= bit
+                hand = played_by[seat]
+                hand.append(tile)
+                applied.append(play)
+                last_mappano = seat
+                consecutive_passes = 0
+                index += 1
+                if len(hand) == TILES_PER_HAND:
+                    outcome = _first_cappu(seat, tile, left, right)  # R14–R16
+                    break
+                turn = _NEXT_SEAT[seat]
+        except (KeyError, TypeError):
+            pass  # nothing of that move was applied: push judges it
+        self.ends = (left, right)
+        self._played_mask = played_mask
+        self.last_mappano = last_mappano
+        self.consecutive_passes = consecutive_passes
+        if outcome is None:
+            self.turn = turn
+        else:
+            self.outcome = outcome
+            self.turn = None
+            if outcome.ending is Ending.BLOCKED:
+                self._settle_if_counted()
+        return index
 
     def push(self, move: Move | Mapping[str, Any]) -> MoveReport:
         """Apply a play or a pass, given as ``Play``/``Pass`` or as a record move dict.
@@ -480,7 +584,7 @@ class Round:
     def _check_pass(self, seat: int) -> None:
         assert self.ends is not None
         hand = self.hands.get(seat, frozenset())
-        if any(t not in self.played and t.carries_any(self.ends) for t in hand):
+        if any(not t.bit & self._played_mask and t.carries_any(self.ends) for t in hand):
             raise PassWithPlayableTile(
                 gettext_noop("seat %(seat)s's declared hand holds a tile for an open end"),
                 seat=seat,
@@ -570,7 +674,6 @@ class Round:
         self.leader = move.seat
         self.lead_tile = tile
         self.ends = (tile.low, tile.high)
-        self.played[tile] = index
         self._played_mask |= tile.bit
         self.played_by[move.seat].append(tile)
         self.last_mappano = move.seat
@@ -603,7 +706,6 @@ class Round:
             self.left.append(tile)
             self.ends = ends = (open_value, right)
         self.moves.append(move)
-        self.played[tile] = index
         self._played_mask |= tile.bit
         played_by = self.played_by[seat]
         played_by.append(tile)
@@ -612,51 +714,31 @@ class Round:
         if len(played_by) < TILES_PER_HAND:
             self.turn = (seat + 1) % SEATS  # next_seat, clockwise (R8)
             return None
-        finish = Finish.PLAIN  # R14 FIRST CAPPU
-        if ends[0] == ends[1]:  # R13 MAPPAKULING: a double only if both ends showed it
-            finish = Finish.POLLO if tile.low == tile.high else Finish.CEKI  # R15, R16
-        outcome = RoundOutcome(
-            ending=Ending.CAPPU,
-            finish=finish,
-            first_cappu=seat,
-            cucuq=seat_before(seat),
-            winner=seat,  # R21
-        )
+        outcome = _first_cappu(seat, tile, *ends)  # R14–R16
         self.outcome = outcome
         self.turn = None
         return outcome
 
     def _pass(self, move: Pass, index: int) -> MoveReport:
-        record = self._record_pass(move, index)
-        closing = self.outcome is not None  # R17: the last of five passes is the MANGUNO
-        return MoveReport(
-            index,
-            move,
-            record.ends,
-            False,
-            record.passebunge,
-            closing,
-            False,
-            self.last_mappano,
-            self.outcome,
-        )
-
-    def _record_pass(self, move: Pass, index: int) -> PassRecord:
         """Record a checked pass (R9, R10, R32); the fifth in a row blocks the round (R17)."""
         assert self.ends is not None
         seat = move.seat
         ends = self.ends
-        record = PassRecord(index, seat, ends, not self.played_by[seat])  # R10
+        passebunge = not self.played_by[seat]  # R10
         self.moves.append(move)
-        self.passes.append(record)
+        assert self.last_mappano is not None  # a pass never comes before the lead
+        self.pass_log.append((index, seat, passebunge, self.last_mappano, *ends))
         self._passed_mask[seat] |= CARRYING[ends[0]] | CARRYING[ends[1]]  # R32
         self.consecutive_passes += 1
         self.turn = (seat + 1) % SEATS  # next_seat, clockwise (R8)
-        if self.consecutive_passes == SEATS:  # R17: the last of five is the MANGUNO
-            self.outcome = RoundOutcome(ending=Ending.BLOCKED, manguno=seat)
+        closing = self.consecutive_passes == SEATS  # R17: the last of five is the MANGUNO
+        if closing:
+            self.outcome = _BLOCKED[seat]
             self.turn = None
             self._settle_if_counted()
-        return record
+        return MoveReport(
+            index, move, ends, False, passebunge, closing, False, self.last_mappano, self.outcome
+        )
 
     # -- blocked rounds: remaining pips ------------------------------------------------
 
@@ -696,7 +778,7 @@ class Round:
         if tiles is not None:
             if not isinstance(tiles, (list, tuple)):
                 raise RecordInvalid(gettext_noop("revealed tiles must be a list"), rule="R18")
-            shown = tuple(Tile.parse(t) for t in tiles)
+            shown = tuple([Tile.parse(t) for t in tiles])
             self._check_revealed_tiles(seat, shown, count)
             self.revealed[seat] = shown
         else:
@@ -716,7 +798,8 @@ class Round:
 
     def _check_revealed_tiles(self, seat: int, shown: tuple[Tile, ...], count: int) -> None:
         assert self.ends is not None
-        if len(set(shown)) != len(shown) or len(shown) != count:
+        shown_mask = mask_of(shown)
+        if shown_mask.bit_count() != len(shown) or len(shown) != count:
             raise RevealInvalid(
                 ngettext_noop(
                     "seat %(seat)s must reveal exactly %(count)s distinct tile",
@@ -726,16 +809,26 @@ class Round:
                 count=count,
             )
         if seat in self.hands:
-            remaining = self.hands[seat] - set(self.played)
+            remaining = frozenset(t for t in self.hands[seat] if not t.bit & self._played_mask)
             if set(shown) != remaining:
                 raise RevealInvalid(
                     gettext_noop("seat %(seat)s's reveal disagrees with its declared hand"),
                     rule="R31",
                     seat=seat,
                 )
+        left, right = self.ends
+        ruled_out = (
+            self._played_mask
+            | CARRYING[left]
+            | CARRYING[right]
+            | self._sleeping_mask
+            | self._passed_mask[seat]
+        )
+        if not shown_mask & (ruled_out | self._others_mask(seat)):
+            return  # nothing below can refuse it
         others = self.declared_by_others(seat)
         for tile in shown:
-            if tile in self.played:
+            if tile.bit & self._played_mask:
                 raise RevealInvalid(gettext_noop("%(tile)s was played this round"), tile=str(tile))
             if tile in others:
                 raise RevealInvalid(
@@ -755,7 +848,9 @@ class Round:
                     tile=str(tile),
                     contradicts={"round": self.number, "move": 0},
                 )
-            contradicted = self._contradicted_pass(seat, tile)
+            contradicted = (
+                self._contradicted_pass(seat, tile) if tile.bit & self._passed_mask[seat] else None
+            )
             if contradicted is not None:
                 raise ContradictsPass(
                     gettext_noop(
@@ -769,7 +864,7 @@ class Round:
 
     def _check_pip_sum(self, seat: int, pips: int, count: int) -> None:
         if seat in self.hands:
-            remaining = self.hands[seat] - set(self.played)
+            remaining = frozenset(t for t in self.hands[seat] if not t.bit & self._played_mask)
             if sum(t.pips for t in remaining) != pips:
                 raise RevealInvalid(
                     gettext_noop("seat %(seat)s's pip sum disagrees with its declared hand"),
@@ -777,7 +872,8 @@ class Round:
                     seat=seat,
                 )
             return
-        if not _reachable(self.could_hold(seat), count, pips):
+        could_hold = self._could_hold_mask(seat, False)
+        if not _reachable(tiles_in(could_hold), count, pips):
             raise RevealInvalid(
                 ngettext_noop(
                     "no %(count)s tile seat %(seat)s could hold has a pip sum of %(pips)s",
@@ -787,28 +883,36 @@ class Round:
                 count=count,
                 pips=pips,
             )
+        self._pips_checked[seat] = could_hold
 
     def _remaining_pips_of(self, seat: int) -> int | None:
         if seat in self.revealed:
-            return sum(t.pips for t in self.revealed[seat])
+            return sum([t.low + t.high for t in self.revealed[seat]])
         if seat in self.pip_sums:
             return self.pip_sums[seat]
         if seat in self.hands:
-            return sum(t.pips for t in self.hands[seat] if t not in self.played)
+            return sum(t.pips for t in self.hands[seat] if not t.bit & self._played_mask)
         return None
 
     def _settle_if_counted(self) -> None:
         """Once every seat's remaining pips are known, name the winner (R18–R21)."""
         assert self.outcome is not None and self.outcome.manguno is not None
-        if len(self.revealed.keys() | self.pip_sums.keys() | self.hands.keys()) < SEATS:
+        known = len(self.revealed) + len(self.pip_sums)  # no seat gives both
+        if known < SEATS and (
+            not self.hands
+            or len(self.revealed.keys() | self.pip_sums.keys() | self.hands.keys()) < SEATS
+        ):
             return  # some seat's remaining pips are still unknown
         remaining = [self._remaining_pips_of(s) for s in range(SEATS)]
         if any(p is None for p in remaining):
             return
         # Every seat is known now: re-check pip sums against all revealed tiles (R33).
         for seat, pips in sorted(self.pip_sums.items()):
-            if seat not in self.hands and not _reachable(
-                self.could_hold(seat), self.tiles_left(seat), pips
+            if seat in self.hands:
+                continue
+            could_hold = self._could_hold_mask(seat, False)
+            if could_hold != self._pips_checked.get(seat) and not _reachable(
+                tiles_in(could_hold), self.tiles_left(seat), pips
             ):
                 raise RevealInvalid(
                     gettext_noop(
@@ -828,15 +932,21 @@ def _reachable(candidates: list[Tile], count: int, pips: int) -> bool:
     """Whether exactly ``count`` distinct tiles of ``candidates`` add up to ``pips``."""
     if pips > 2 * HIGHEST_VALUE * count:
         return False
-    # sums[k] has bit s set when some k of the tiles seen so far add up to s (s ≤ pips).
-    within = (1 << (pips + 1)) - 1
-    sums = [1] + [0] * count
+    # One int holds every (k, s) such that some k of the tiles seen so far add up to
+    # s ≤ pips, as bit k × stride + s. A tile adds (k + 1, s + its pips) for each (k, s):
+    # one shift; the stride leaves room for a tile's pips, so no sum spills into k + 1.
+    stride = pips + 2 * HIGHEST_VALUE + 1
+    sums = (1 << (pips + 1)) - 1
+    keep = 0
+    for k in range(count + 1):
+        keep |= sums << (k * stride)
+    reached = 1  # k = 0, s = 0: no tile adds up to 0
     for tile in candidates:
-        tile_pips = tile.low + tile.high
-        for k in range(count, 0, -1):
-            sums[k] |= (sums[k - 1] << tile_pips) & within
-    return bool(sums[count] >> pips & 1)
+        reached |= (reached << (stride + tile.low + tile.high)) & keep
+    return bool(reached >> (count * stride + pips) & 1)
 
+
+_NO_TILES: frozenset[Tile] = frozenset()
 
 _PASSES = tuple(Pass(seat) for seat in range(SEATS))
 """The five possible passes: moves are immutable values, so a round reuses them."""
@@ -844,10 +954,6 @@ _PASSES = tuple(Pass(seat) for seat in range(SEATS))
 _PLAYS: dict[tuple[int, int, int | None], Play] = {}
 """Plays made so far, by (seat, tile bit, on): at most 5 × 28 × 8 immutable values, reused
 rather than built at every move (a frozen dataclass costs more to build than to look up)."""
-
-_PLAYS_WRITTEN: dict[tuple[int, str, int | None], Play] = {}
-"""The same plays by (seat, the tile as written, on), for ``Round.step``: at most
-5 × 168 spellings × 8 values of ``on``."""
 
 
 def _play_of(seat: int, tile: Tile, on: int | None) -> Play:
@@ -857,6 +963,62 @@ def _play_of(seat: int, tile: Tile, on: int | None) -> Play:
     if play is None:
         play = _PLAYS[key] = Play(seat, tile, on)
     return play
+
+
+_WRITTEN: tuple[dict[int | None, dict[str, Play]], ...] = tuple(
+    {
+        on: {
+            text: _play_of(seat, tile, on)
+            for text, tile in TILE_SPELLINGS.items()
+            if on is None or tile.carries(on)
+        }
+        for on in (None, *range(HIGHEST_VALUE + 1))
+    }
+    for seat in range(SEATS)
+)
+"""``_WRITTEN[seat][on][text]``: the play of the tile written ``text`` by ``seat`` on the
+end showing ``on`` (``None`` when not said), for each tile that carries ``on``, for
+``Round.run``: 5 seats × (168 + 7 × 39) spellings, 385 distinct plays."""
+
+_PLAYS_ON: tuple[tuple[dict[int, Play], ...], ...] = tuple(
+    tuple(
+        {tile.bit: _play_of(seat, tile, on) for tile in ALL_TILES if tile.carries(on)}
+        for on in range(HIGHEST_VALUE + 1)
+    )
+    for seat in range(SEATS)
+)
+"""``_PLAYS_ON[seat][on][tile.bit]``: the play of that tile by ``seat`` on the end showing
+``on``, for each tile that carries ``on`` (``legal_moves``)."""
+
+_NEXT_SEAT = tuple(next_seat(seat) for seat in range(SEATS))
+"""``_NEXT_SEAT[seat]``: the seat after it, clockwise (R8)."""
+
+_CAPPU: tuple[dict[Finish, RoundOutcome], ...] = tuple(
+    {
+        finish: RoundOutcome(
+            ending=Ending.CAPPU,
+            finish=finish,
+            first_cappu=seat,
+            cucuq=seat_before(seat),
+            winner=seat,  # R21
+        )
+        for finish in Finish
+    }
+    for seat in range(SEATS)
+)
+"""The outcome of a FIRST CAPPU by each seat with each finish (outcomes are immutable)."""
+
+_BLOCKED = tuple(RoundOutcome(ending=Ending.BLOCKED, manguno=seat) for seat in range(SEATS))
+"""The outcome of a round blocked by each seat's closing pass, before the reveals (R17)."""
+
+
+def _first_cappu(seat: int, tile: Tile, left: int, right: int) -> RoundOutcome:
+    """The round's outcome when ``seat`` played its last tile, ``tile``, leaving the open
+    ends ``left`` and ``right``: FIRST CAPPU (R14), CEKI (R15) or POLLO (R16)."""
+    finish = Finish.PLAIN
+    if left == right:  # R13 MAPPAKULING: a double only if both ends showed it
+        finish = Finish.POLLO if tile.low == tile.high else Finish.CEKI
+    return _CAPPU[seat][finish]
 
 
 def _get(data: object, key: str) -> object:

@@ -44,6 +44,32 @@ class Transfer:
         }
 
 
+_TRANSFERS: dict[tuple[int | None, int | str, int | str, int, str], Transfer] = {}
+"""Transfers made so far, by their fields: immutable values, reused rather than built at
+every pass (a frozen dataclass costs more to build than to look up). Bounded by the moves
+of a round × the seats and the table × the stones a rule set gives × the reasons."""
+
+_TRANSFERS_KEPT = 100_000
+"""Beyond this many (odd rule sets with large stakes), transfers are built, not kept."""
+
+
+def transfer(
+    move: int | None,
+    source: int | Literal["table"],
+    to: int | Literal["table"],
+    stones: int,
+    reason: str,
+) -> Transfer:
+    """``Transfer(move, source, to, stones, reason)``, the same object for the same fields."""
+    key = (move, source, to, stones, reason)
+    made = _TRANSFERS.get(key)
+    if made is None:
+        made = Transfer(move, source, to, stones, reason)
+        if len(_TRANSFERS) < _TRANSFERS_KEPT:
+            _TRANSFERS[key] = made
+    return made
+
+
 @dataclass(slots=True)
 class Ledger:
     """Stones on the table and held by each seat (R22)."""
@@ -84,7 +110,7 @@ class Ledger:
         if from_table:
             self.table -= from_table
             self.stones[to] += from_table
-            transfers.append(Transfer(move, TABLE, to, from_table, reason))
+            transfers.append(transfer(move, TABLE, to, from_table, reason))
         shortfall = stones - from_table
         if not shortfall:
             return transfers
@@ -95,7 +121,7 @@ class Ledger:
             if paid:
                 self.stones[giver] -= paid
                 self.stones[to] += paid
-                transfers.append(Transfer(move, giver, to, paid, reason))
+                transfers.append(transfer(move, giver, to, paid, reason))
             return transfers
         givers = [seat for seat in dict.fromkeys(shortfall_from) if seat != to]
         given = dict.fromkeys(givers, 0)
@@ -112,7 +138,7 @@ class Ledger:
             if given[seat]:
                 self.stones[seat] -= given[seat]
                 self.stones[to] += given[seat]
-                transfers.append(Transfer(move, seat, to, given[seat], reason))
+                transfers.append(transfer(move, seat, to, given[seat], reason))
         return transfers
 
     def holding(self, holder: int | Literal["table"]) -> int:

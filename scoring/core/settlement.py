@@ -11,9 +11,10 @@ contracts in pyproject.toml keep ``scoring.core`` from importing the referee).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol
 
-from scoring.core.ledger import SEATS, Ledger, Transfer
+from scoring.core.ledger import SEATS, TABLE, Ledger, Transfer, transfer
 
 
 class Stakes(Protocol):
@@ -75,16 +76,42 @@ def pass_award(
     The MANGUNO's closing pass counts like any other (R23a Decision) unless the
     rule set switches ``closing_pass_counts`` off, when it receives nothing (R40).
     """
-    if closing and not rules.closing_pass_counts:
-        return []
-    stones = rules.passebunge_stones if passebunge else rules.pass_stones
-    return ledger.award(
-        to=seat,
-        stones=stones,
-        shortfall_from=[last_mappano],
-        reason="passebunge" if passebunge else "pass",
-        move=move,
+    return pass_awards(
+        ledger,
+        rules,
+        ((move, seat, passebunge, last_mappano),),
+        closing_move=move if closing else None,
     )
+
+
+def pass_awards(
+    ledger: Ledger,
+    rules: Stakes,
+    passes: Iterable[tuple[int, int, bool, int]],
+    *,
+    closing_move: int | None = None,
+) -> list[Transfer]:
+    """``pass_award`` for each pass ``(move, seat, passebunge, last_mappano)`` in order,
+    the one at move ``closing_move`` being the MANGUNO's closing pass (R17, R23a).
+
+    A round's passes in one call: the usual pass, which the table pays in full,
+    costs no call of ``Ledger.award``.
+    """
+    transfers: list[Transfer] = []
+    for move, seat, passebunge, last_mappano in passes:
+        if move == closing_move and not rules.closing_pass_counts:
+            continue
+        stones = rules.passebunge_stones if passebunge else rules.pass_stones
+        reason = "passebunge" if passebunge else "pass"
+        if 0 < stones <= ledger.table:  # the table pays it all (R23): Ledger.award's first step
+            ledger.table -= stones
+            ledger.stones[seat] += stones
+            transfers.append(transfer(move, TABLE, seat, stones, reason))
+        else:
+            transfers += ledger.award(
+                to=seat, stones=stones, shortfall_from=(last_mappano,), reason=reason, move=move
+            )
+    return transfers
 
 
 def round_award(ledger: Ledger, rules: Stakes, outcome: Settled) -> list[Transfer]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import math
+import subprocess
 
 import pytest
 
@@ -25,6 +26,31 @@ def test_the_core_benchmark_replays_a_tiny_corpus_and_fits_its_growth():
     assert throughput["rounds_per_second"] > 0
     assert [p["rounds"] for p in results["growth"]["points"]] == [1, 2, 4]
     assert math.isfinite(results["growth"]["exponent"])
+
+
+def test_before_and_after_replays_the_same_records_with_the_baseline_commits_core():
+    if subprocess.run(
+        ["git", "-C", str(core.ROOT), "cat-file", "-e", f"{core.BASELINE_REF}^{{commit}}"],
+        capture_output=True,
+        check=False,
+    ).returncode:
+        pytest.skip(f"this clone does not hold {core.BASELINE_REF} (shallow?)")
+    records = core.corpus(records=2, rounds=3, seed=5)
+
+    compared = core.compare(records, repeat=1, turns=1)
+
+    assert (compared["ref"], compared["records"], compared["rounds"]) == ("69c04c4", 2, 6)
+    for side in ("before", "after"):
+        assert compared[side]["rounds_per_second"] > 0
+    assert compared["ratio"] == pytest.approx(
+        compared["after"]["rounds_per_second"] / compared["before"]["rounds_per_second"]
+    )
+    with core.core_of(core.BASELINE_REF) as before:  # the old core, not this tree's
+        old = (before / "referee/engine/round.py").read_text(encoding="utf-8")
+    assert "def run(" not in old
+    assert "def run(" in (core.ROOT / "referee/engine/round.py").read_text(encoding="utf-8")
+    with pytest.raises(RuntimeError, match="git archive"):
+        core.compare(records, ref="no-such-commit", repeat=1, turns=1)
 
 
 def test_a_growth_fit_recovers_a_known_exponent():
@@ -79,10 +105,19 @@ def test_the_report_shows_the_numbers_and_fails_a_run_with_errors_or_wrong_resul
         },
         "include_analysis": False,
     }
+    results["core"]["before_after"] = {
+        "ref": "69c04c4", "records": 2, "rounds": 4, "repeat": 3, "turns": 3, "target": 6.0,
+        "before": {"rounds_per_second": 1000.0, "cpu_rounds_per_second": 1100.0},
+        "after": {"rounds_per_second": 5000.0, "cpu_rounds_per_second": 6600.0},
+        "ratio": 5.0, "cpu_ratio": 6.0,
+        "instructions": {"records": 1, "rounds": 2, "before": 700, "after": 100, "ratio": 7.0},
+    }  # fmt: skip
 
     text = report.render(results)
 
     assert "# Benchmarks" in text
+    assert "| after ÷ before | **5.00×** | 6.00× |" in text
+    assert "7.00× fewer" in text
     assert "**ratio 4.00×**" in text
     assert "50.0 moves/s" in text  # 100 requests in 2 s
     assert "| 10 | move | 100 | 50.0 | 10.0 |" in text
@@ -91,6 +126,7 @@ def test_the_report_shows_the_numbers_and_fails_a_run_with_errors_or_wrong_resul
     assert failed == [
         "N=20: no error in the move run",
         "N=20: every game's GET /result/ equals replay_record(record)",
+        "core: at least 6x the replay rate of 69c04c4 (issue 14)",
     ]
 
 

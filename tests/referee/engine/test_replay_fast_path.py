@@ -1,6 +1,6 @@
-"""The replay's fast path (``Round.step`` via ``Game.replay_moves``) is exact.
+"""The replay's fast path (``Round.run`` via ``Game.replay_moves``) is exact.
 
-``Round.step`` applies a record's ordinary legal moves without building a
+``Round.run`` applies a record's ordinary legal moves without building a
 ``MoveReport``; anything else goes through ``Round.push``, which checks
 everything in R34's order. The oracle here is the replay with the fast path
 switched off: every record — legal, with declared hands (R31), pip sums and
@@ -11,6 +11,7 @@ the same export and the same legal moves, or the same error object.
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import random
 from collections.abc import Iterator
@@ -23,8 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.engine.errors import RefereeError
+from referee.engine.game import Game
 from referee.engine.records import Record, export_record, replay, result_of
-from referee.engine.round import Round
+from referee.engine.round import Round, _reachable
 from referee.engine.simulation import random_record
 from referee.engine.tiles import ALL_TILES
 
@@ -37,7 +39,7 @@ ODD_ONS: list[Any] = [0, 1, 2, 3, 4, 5, 6, 7, -1, True, False, "3", None, [1], 1
 @contextmanager
 def push_only() -> Iterator[None]:
     """Every move through ``Round.push``: the fully checked path, the oracle."""
-    with mock.patch.object(Round, "step", return_value=None):
+    with mock.patch.object(Round, "run", lambda self, moves, start=0: start):
         yield
 
 
@@ -154,10 +156,10 @@ def test_ordinary_moves_skip_push_and_faults_still_reach_it_R34() -> None:
     moves = sum(len(r["moves"]) for r in record["rounds"])
     with mock.patch.object(Round, "push", autospec=True, side_effect=Round.push) as push:
         replay(Record.parse(record))
-    # Only the game's first lead (R5, R40) goes through push; every other move is stepped.
+    # Only the game's first lead (R5, R40) goes through push; every other move is run.
     assert push.call_count == 1 < moves
     bad = copy.deepcopy(record)
-    bad["rounds"][2]["moves"][3]["seat"] = True  # not a seat (R3): step must not take it
+    bad["rounds"][2]["moves"][3]["seat"] = True  # not a seat (R3): run must not take it
     with (
         mock.patch.object(Round, "push", autospec=True, side_effect=Round.push) as push,
         pytest.raises(RefereeError) as refused,
@@ -199,3 +201,62 @@ def test_every_tile_in_place_of_every_move_gives_what_push_gives_R5_R7_R11_R32_R
                         compared += 1
                         refused += '"error"' in fast
     assert compared > refused > compared // 2  # most substitutes are refused, some are not
+
+
+@given(
+    st.lists(st.sampled_from(ALL_TILES), max_size=14, unique=True),
+    st.integers(0, 5),
+    st.integers(0, 62),
+)
+def test_a_pip_sum_is_reachable_exactly_when_some_tiles_add_up_to_it_R18_R33(
+    candidates: list[Any], count: int, pips: int
+) -> None:
+    some = any(
+        sum(t.low + t.high for t in chosen) == pips
+        for chosen in itertools.combinations(candidates, count)
+    )
+
+    assert _reachable(candidates, count, pips) is some
+
+
+def _check_legal_moves(rnd: Round) -> None:
+    seat = rnd.turn
+    assert seat is not None
+    assert rnd.ends is not None
+    for hidden in (False, True):
+        could_hold = rnd.could_hold(seat, hidden=hidden)
+        values = sorted(set(rnd.ends))
+        plays = [(str(t), v) for t in could_hold for v in values if t.carries(v)]
+        moves = rnd.legal_moves(hidden=hidden)
+        assert [(str(m.tile), m.on) for m in moves if not m.is_pass] == plays
+        passes = hidden or seat not in rnd.hands or not plays
+        assert [m.to_dict() for m in moves if m.is_pass] == (
+            [{"seat": seat, "pass": True}] if passes else []
+        )
+        assert rnd.playable_tiles(hidden=hidden) == {
+            v: [t for t in could_hold if t.carries(v)] for v in values
+        }
+
+
+@FAST
+@given(records())
+def test_legal_moves_are_every_tile_the_seat_could_hold_on_every_end_it_matches_R7_R11_R32(
+    record: dict[str, Any],
+) -> None:
+    """At every state of play of a legal game (declared hands included, R31)."""
+    game = Game()
+    checked = 0
+    for data in record["rounds"]:
+        for seat, hand in sorted(data.get("hands", {}).items()):
+            game.declare(int(seat), hand)
+        for move in data["moves"]:
+            current = game.current
+            if current is not None and current.round.ends is not None:
+                _check_legal_moves(current.round)
+                checked += 1
+            game.push(move)
+        for seat in range(5):
+            tiles, pips = data.get("reveal", {}).get(str(seat)), data.get("pips", {}).get(str(seat))
+            if tiles is not None or pips is not None:
+                game.reveal(seat, tiles=tiles, pips=pips)
+    assert checked >= len(record["rounds"])  # at least one state a round after its lead

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from referee.engine.errors import RefereeError
 from referee.engine.records import replay_record
-from referee.engine.tiles import ALL_TILES, SEATS, Tile, next_seat, seat_before
+from referee.engine.tiles import (
+    ALL_TILES,
+    SEATS,
+    Tile,
+    mask_of,
+    next_seat,
+    seat_before,
+    tiles_in,
+)
 
 PLAYERS = ["Andi", "Besse", "Cakra", "Daeng", "Evi"]
 
@@ -140,3 +150,17 @@ def test_a_malformed_tile_as_the_first_lead_is_tile_invalid_R1():
         replay_record(_record([{"seat": 0, "tile": "66"}]))
 
     assert (caught.value.code, caught.value.round, caught.value.move) == ("tile_invalid", 1, 0)
+
+
+@given(st.integers(0, (1 << 28) - 1))
+def test_a_masks_tiles_are_those_whose_bit_it_holds_in_set_order_R1(mask):
+    assert tiles_in(mask) == [t for t in ALL_TILES if t.bit & mask]
+    assert mask_of(tiles_in(mask)) == mask
+
+
+def test_every_tile_has_its_own_bit_below_2_to_the_28_R1():
+    bits = [t.bit for t in ALL_TILES]
+
+    assert len(set(bits)) == 28
+    assert bits == sorted(bits)  # masks list tiles 0-0, 0-1, … 6-6
+    assert mask_of(ALL_TILES) == (1 << 28) - 1

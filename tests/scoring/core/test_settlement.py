@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from referee.engine.outcome import Ending, Finish, RoundOutcome
 from referee.engine.rules import RuleSet
 from scoring.core.ledger import TABLE, Ledger, Transfer
-from scoring.core.settlement import camat_election, pass_award, round_award
+from scoring.core.settlement import camat_election, pass_award, pass_awards, round_award
 
 DEFAULTS = RuleSet()
 
@@ -242,3 +244,55 @@ def test_a_blocked_round_never_elects_R24():
 
     assert camat_election(ledger, _blocked(1, [12, 3, 14, 23, 29])) is None
     assert ledger.table == 0
+
+
+# -- a round's passes in one call (R23a) --
+
+
+@given(
+    table=st.integers(0, 6),
+    stones=st.lists(st.integers(0, 4), min_size=5, max_size=5),
+    passes=st.lists(
+        st.tuples(st.integers(0, 4), st.booleans(), st.integers(0, 4)), min_size=0, max_size=12
+    ),
+    closing_counts=st.booleans(),
+    pass_stones=st.integers(0, 3),
+)
+def test_a_rounds_passes_in_one_call_move_what_one_call_a_pass_moves_R23a(
+    table, stones, passes, closing_counts, pass_stones
+):
+    rules = RuleSet(pass_stones=pass_stones, closing_pass_counts=closing_counts)
+    batch = [
+        (move, seat, passebunge, mappano) for move, (seat, passebunge, mappano) in enumerate(passes)
+    ]
+    closing_move = len(batch) - 1 if batch else None
+    one_by_one, together = _ledger(table, stones), _ledger(table, stones)
+
+    expected = []  # each pass as R23a says, through the ledger's one award rule (R23)
+    for move, seat, passebunge, mappano in batch:
+        if move == closing_move and not closing_counts:
+            continue
+        expected += one_by_one.award(
+            to=seat,
+            stones=rules.passebunge_stones if passebunge else rules.pass_stones,
+            shortfall_from=[mappano],
+            reason="passebunge" if passebunge else "pass",
+            move=move,
+        )
+    got = pass_awards(together, rules, batch, closing_move=closing_move)
+
+    assert got == expected
+    assert (together.table, together.stones) == (one_by_one.table, one_by_one.stones)
+    assert together.is_conserved()
+
+
+def test_the_table_pays_a_pass_in_full_and_a_shortfall_comes_from_the_last_mappano_R23a():
+    ledger = _ledger(1, [0, 3, 0, 0, 0])
+
+    transfers = pass_awards(ledger, DEFAULTS, [(4, 2, False, 1), (5, 3, True, 1)])
+
+    assert transfers == [
+        Transfer(4, TABLE, 2, 1, "pass"),
+        Transfer(5, 1, 3, 2, "passebunge"),
+    ]
+    assert (ledger.table, ledger.stones) == (0, [0, 1, 1, 2, 0])
