@@ -32,6 +32,8 @@ import statistics
 import time
 from typing import Any
 
+from bench.load import rules_part
+
 ROUNDS = 40
 SEED_FROM = 73
 SEED_TRIES = 2000
@@ -178,7 +180,7 @@ def run(*, repeat: int, token: str, seed_from: int = SEED_FROM) -> dict[str, Any
 
     def check(kind: str, expected: dict[str, Any]) -> None:
         nonlocal rules
-        result = client.get(f"{api}/{game}/result/").json()
+        result = rules_part(client.get(f"{api}/{game}/result/").json())  # no verification
         exported = client.get(f"{api}/{game}/record/").json()
         if result != replay_record(exported) or result != replay_record(expected):
             failures.append(f"{kind}: the result differs from the replay of the record")

@@ -357,7 +357,7 @@ async def _baseline(
     await asyncio.gather(*(one(table) for table in tables))
 
 
-def _rules_part(result: dict[str, Any]) -> dict[str, Any]:
+def rules_part(result: dict[str, Any]) -> dict[str, Any]:
     """A stored game's result without each round's ``verification`` at the table (issue 11),
     which no replay of its record knows."""
     rounds = [{k: v for k, v in r.items() if k != "verification"} for r in result["rounds"]]
@@ -385,7 +385,7 @@ async def _verify(host: str, port: int, tables: list[Table]) -> tuple[int, list[
                 conn.close()
         if answer.status != 200:
             problems.append(f"result of {table.game_id}: HTTP {answer.status}")
-        elif _rules_part(answer.json()) != replay_record(table.record):
+        elif rules_part(answer.json()) != replay_record(table.record):
             problems.append(f"result of {table.game_id} differs from replay_record(record)")
         else:
             same += 1
