@@ -52,7 +52,7 @@ DATABASES = {"default": database_from_env(f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
 WHITENOISE_USE_FINDERS = True
 # Nothing is collected, so no ``STATIC_ROOT``: whitenoise would warn at every start that the
 # (never made) ``staticfiles/`` is missing.
-STATIC_ROOT = None
+STATIC_ROOT = None  # type: ignore[assignment]  # base.py names a folder
 WHITENOISE_AUTOREFRESH = False
 MIDDLEWARE = [
     *MIDDLEWARE[:1],
