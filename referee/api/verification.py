@@ -194,10 +194,11 @@ class RoundDisputeView(GameMixin, APIView):
         "`verification_reason_invalid`). The round stays disputed — flagged on every phone, "
         "on the organiser's page and in the state and result — until the organiser corrects "
         "it, voids it or marks it confirmed. A dispute may follow a confirmation; the same "
-        "dispute again changes nothing.",
+        "dispute again changes nothing; the disputing seat may reword it; another seat's "
+        "dispute of a disputed round is 409 `round_disputed` (the first reason stands).",
         request=DisputeSerializer,
         parameters=HEADERS,
-        responses=_responses(OWN_ENTRY, SEAT_REQUIRED, REASON, NOT_ENDED, VOIDED, CLOSED),
+        responses=_responses(OWN_ENTRY, SEAT_REQUIRED, REASON, NOT_ENDED, VOIDED, DISPUTED, CLOSED),
         examples=[
             OpenApiExample(
                 "A wrong tile",

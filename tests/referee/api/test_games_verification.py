@@ -255,3 +255,20 @@ def test_verifying_an_earlier_round_reads_its_stored_events(settled) -> None:
     assert verify(settled, "confirm", 0).json()["code"] == "verification_own_entry"
     assert result_of(settled)["rounds"][0]["verification"]["status"] == "confirmed"
     assert result_of(settled)["rounds"][1]["verification"]["status"] == "unverified"
+
+
+def test_another_seats_dispute_never_overwrites_the_first(settled) -> None:
+    """QA: a second seat's dispute replaced the first one's reason, which was lost."""
+    assert verify(settled, "dispute", 2, {"reason": "Daeng's 2-4 was 2-5"}).status_code == 200
+    version = settled.state()["version"]
+
+    second = verify(settled, "dispute", 4, {"reason": "the CUCUQ is wrong"})
+
+    assert second.status_code == 409
+    assert second.json()["code"] == "round_disputed"
+    row = RoundVerification.objects.get()
+    assert (row.seat, row.reason) == (2, "Daeng's 2-4 was 2-5")
+    assert settled.state()["version"] == version
+    reworded = verify(settled, "dispute", 2, {"reason": "Daeng played 2-4"})
+    assert reworded.status_code == 200  # the disputing seat may reword its own
+    assert RoundVerification.objects.get().reason == "Daeng played 2-4"
