@@ -167,7 +167,7 @@ def event_amend_any(
             raise SeatNotAllowed(_hand_change_detail())  # R31: only the phone that declared it
         actor.check_seat(target.payload.get("seat"))
         actor.check_seat(payload.get("seat"))
-        _check_probe_limit(actor)  # probing declared hands by amending (issue 12)
+        _check_probe_limit(actor, game.pk)  # probing declared hands by amending (issue 12)
         return _apply_changes(slots, [Change("amend", position, payload=payload)])
 
     return _correct(
@@ -390,6 +390,8 @@ def _correct(
         if (replayed := _idempotent_replay(game, idempotency)) is not None:
             return replayed
         _check_open(game, precondition, actor)
+        if actor.token is None:  # an organiser's corrections may probe declared hands (R31)
+            _check_probe_limit(actor, game.pk)
         live = list(game.events.filter(revoked_by__isnull=True).order_by("position"))
         before = [_Slot(e.kind, e.payload, e.round_number, e) for e in live]
         after = edit(game, list(before))

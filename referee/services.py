@@ -19,6 +19,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -455,12 +456,27 @@ def _check_organiser(actor: Actor) -> None:
 # -- probing declared hands (R31) ------------------------------------------------------
 
 
-def _check_probe_limit(actor: Actor) -> None:
+def _check_probe_limit(actor: Actor, game_id: Any = None) -> None:
     """Raise ``probe_limited`` (429, ``retry_after``) for a token that probed declared hands
     ``TABLE_PROBE_LIMIT`` times within ``TABLE_PROBE_SECONDS`` (read from the token's row,
-    which authenticating it loaded: no query)."""
+    which authenticating it loaded: no query). An organiser (a signed-in user, who may not
+    read a declared hand either, R31) is counted per game in Django's cache: ``game_id``."""
     token = actor.token
-    if token is None or token.probes < settings.TABLE_PROBE_LIMIT:
+    if token is None:
+        if game_id is None or actor.user is None or not actor.user.is_authenticated:
+            return
+        window = cache.get(_organiser_probe_key(game_id, actor.user))
+        now_ts = timezone.now().timestamp()
+        if window and window["count"] >= settings.TABLE_PROBE_LIMIT and window["until"] > now_ts:
+            raise ProbeLimited(
+                gettext(
+                    "Too many refused or undone moves against declared hands from this "
+                    "organiser: try again later. The seats concerned have been told."
+                ),
+                retry_after=max(1, math.ceil(window["until"] - now_ts)),
+            )
+        return
+    if token.probes < settings.TABLE_PROBE_LIMIT:
         return
     now = timezone.now()
     if token.probes_until is not None and token.probes_until > now:
@@ -468,27 +484,50 @@ def _check_probe_limit(actor: Actor) -> None:
         raise ProbeLimited(retry_after=max(1, math.ceil(left)))
 
 
+def _organiser_probe_key(game_id: Any, user: Any) -> str:
+    return f"referee-probes:{game_id}:{user.pk}"
+
+
+def _count_organiser_probe(game: Game, actor: Actor) -> int:
+    """Count an organiser's probe of ``game``'s declared hands (R31) in Django's cache, over
+    a window of ``TABLE_PROBE_SECONDS`` from the first; the count so far."""
+    key = _organiser_probe_key(game.pk, actor.user)
+    now_ts = timezone.now().timestamp()
+    window = cache.get(key)
+    if not window or window["until"] <= now_ts:
+        window = {"count": 0, "until": now_ts + settings.TABLE_PROBE_SECONDS}
+    window["count"] += 1
+    cache.set(key, window, max(1, math.ceil(window["until"] - now_ts)))
+    return int(window["count"])
+
+
 def _count_probe(game: Game, actor: Actor, kind: str, seats: list[int]) -> None:
     """Count a refusal against declared hands or an undo of another seat's move while that
     seat's hand is declared (the game's lock is held); at the limit, alert the organiser
-    and the seats concerned."""
+    and the seats concerned. A phone counts on its token's row, an organiser in the cache."""
     token = actor.token
-    if token is None or not seats:
+    if not seats:
         return
-    token.refresh_from_db(fields=["probes", "probes_until"])
-    now = timezone.now()
-    if token.probes_until is None or token.probes_until <= now:
-        token.probes = 0
-        token.probes_until = now + timedelta(seconds=settings.TABLE_PROBE_SECONDS)
-    token.probes += 1
-    token.save(update_fields=["probes", "probes_until"])
-    if token.probes == settings.TABLE_PROBE_LIMIT:
+    if token is None:
+        if actor.user is None or not actor.user.is_authenticated:
+            return
+        count = _count_organiser_probe(game, actor)
+    else:
+        token.refresh_from_db(fields=["probes", "probes_until"])
+        now = timezone.now()
+        if token.probes_until is None or token.probes_until <= now:
+            token.probes = 0
+            token.probes_until = now + timedelta(seconds=settings.TABLE_PROBE_SECONDS)
+        token.probes += 1
+        token.save(update_fields=["probes", "probes_until"])
+        count = token.probes
+    if count == settings.TABLE_PROBE_LIMIT:
         TableAlert.objects.create(
             game=game,
             kind=kind,
             entered_by=actor.label,
             seats=sorted(set(seats)),
-            count=token.probes,
+            count=count,
         )
 
 
@@ -531,7 +570,7 @@ def event_submit(
     if kind == "hand" and not actor.may_declare(payload.get("seat")):
         raise SeatNotAllowed(_hand_detail())
     actor.check_seat(payload.get("seat"))
-    _check_probe_limit(actor)
+    _check_probe_limit(actor, game_id)
     refused: RefereeError | None = None
     with transaction.atomic():
         game = _lock(game_id)
@@ -647,7 +686,7 @@ def event_undo(
         if last.kind == Event.Kind.MOVE and last.payload.get("seat") != actor.seat:
             # Undoing another seat's accepted move tells whether its declared hand held
             # the tile: a probe when that hand is declared (R31).
-            _check_probe_limit(actor)
+            _check_probe_limit(actor, game.pk)
             round_events = game.events.filter(
                 revoked_by__isnull=True, round_number=last.round_number, kind=Event.Kind.HAND
             )

@@ -170,8 +170,9 @@ def round_dispute(
 ) -> Outcome:
     """Dispute settled round ``round`` with a short ``reason`` (1–200 characters), from a
     phone of another seat than the one that entered its last event; it stays disputed
-    until the organiser resolves it. The same dispute again changes nothing. Raises as
-    ``round_confirm`` (but a dispute may follow a confirmation) and
+    until the organiser resolves it. The same dispute again changes nothing; the disputing
+    seat may reword it, another seat gets ``round_disputed`` (409: the first reason is never
+    overwritten). Raises as ``round_confirm`` (but a dispute may follow a confirmation) and
     ``verification_reason_invalid`` (400).
     """
     reason = (reason or "").strip()
@@ -239,6 +240,12 @@ def _verify(
                 raise RoundDisputed()
             if status == RoundVerification.Status.UNVERIFIED:
                 row = _write(game, number, row, actor, digest, RoundVerification.Status.CONFIRMED)
+        elif (
+            status == RoundVerification.Status.DISPUTED
+            and row is not None
+            and row.seat != actor.seat
+        ):
+            raise RoundDisputed()  # another seat's dispute (and its reason) stands
         elif not (
             status == RoundVerification.Status.DISPUTED
             and row is not None

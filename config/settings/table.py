@@ -50,6 +50,9 @@ DATABASES = {"default": database_from_env(f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
 # from the WSGI server itself, right after the security middleware. It finds them where
 # the apps keep them, as ``runserver`` does: no ``collectstatic`` step before a game night.
 WHITENOISE_USE_FINDERS = True
+# Nothing is collected, so no ``STATIC_ROOT``: whitenoise would warn at every start that the
+# (never made) ``staticfiles/`` is missing.
+STATIC_ROOT = None  # type: ignore[assignment]  # base.py names a folder
 WHITENOISE_AUTOREFRESH = False
 MIDDLEWARE = [
     *MIDDLEWARE[:1],

@@ -118,8 +118,23 @@ class ConfirmSerializer(StrictSerializer):
     """Nothing to send: the round is named in the URL and the seat by the phone's token."""
 
 
+class VerificationTextField(serializers.CharField):
+    """A dispute's reason or a resolution's note: a JSON string, judged by the service.
+
+    Anything else (a number, ``null``, a list) and a text over 200 characters are 400
+    ``verification_reason_invalid`` as the README and the schema say, never a generic
+    ``invalid`` nor a number coerced to a text."""
+
+    def run_validation(self, data: Any = serializers.empty) -> Any:
+        if data is serializers.empty:
+            return super().run_validation(data)  # missing: ``required`` as declared
+        if not isinstance(data, str) or len(data.strip()) > verification.VERIFICATION_REASON_MAX:
+            raise verification.VerificationReasonInvalid()
+        return data.strip()
+
+
 class DisputeSerializer(StrictSerializer):
-    reason = serializers.CharField(
+    reason = VerificationTextField(
         allow_blank=True,
         max_length=verification.VERIFICATION_REASON_MAX,
         help_text="What is wrong, in a few words (1–200 characters); shown to every phone "
@@ -128,7 +143,7 @@ class DisputeSerializer(StrictSerializer):
 
 
 class ResolveSerializer(StrictSerializer):
-    note = serializers.CharField(
+    note = VerificationTextField(
         required=False,
         allow_blank=True,
         max_length=verification.VERIFICATION_REASON_MAX,
@@ -179,10 +194,11 @@ class RoundDisputeView(GameMixin, APIView):
         "`verification_reason_invalid`). The round stays disputed — flagged on every phone, "
         "on the organiser's page and in the state and result — until the organiser corrects "
         "it, voids it or marks it confirmed. A dispute may follow a confirmation; the same "
-        "dispute again changes nothing.",
+        "dispute again changes nothing; the disputing seat may reword it; another seat's "
+        "dispute of a disputed round is 409 `round_disputed` (the first reason stands).",
         request=DisputeSerializer,
         parameters=HEADERS,
-        responses=_responses(OWN_ENTRY, SEAT_REQUIRED, REASON, NOT_ENDED, VOIDED, CLOSED),
+        responses=_responses(OWN_ENTRY, SEAT_REQUIRED, REASON, NOT_ENDED, VOIDED, DISPUTED, CLOSED),
         examples=[
             OpenApiExample(
                 "A wrong tile",

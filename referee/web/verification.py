@@ -14,9 +14,8 @@ from typing import Any
 
 from django import forms as django_forms
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.http import HttpResponse
+from django.shortcuts import redirect
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
@@ -28,6 +27,7 @@ from referee.models import Event, Game, RoundVerification
 from referee.selectors import cached_verification
 from referee.services import Actor
 from referee.web import forms, views
+from referee.web.organiser import organiser_page
 from referee.web.session import session_token
 
 _SEAT_OF_TOKEN = re.compile(r"\(seat ([0-4])\)$")
@@ -172,18 +172,20 @@ def organiser_context(game: Game) -> dict[str, Any]:
     }
 
 
-@login_required
 @require_POST
+@organiser_page
 @views.database_unavailable_as_503
-def organiser_resolve(request: Any, game_id: Any, number: int) -> HttpResponse:
-    """The organiser marks round ``number`` confirmed (resolving its dispute)."""
-    game = get_object_or_404(Game, pk=game_id)
-    user = request.user
-    if not (user.is_staff or game.created_by_id == user.pk):
-        raise Http404
-    note = request.POST.get("note", "")[: verification.VERIFICATION_REASON_MAX]
+def organiser_resolve(request: Any, game: Game, number: int) -> HttpResponse:
+    """The organiser marks round ``number`` confirmed (resolving its dispute).
+
+    Whoever may run the game (its creator, an organiser of its club, staff: as every
+    organiser page, ``organiser_page``); anyone else signed in, or a phone of the table,
+    gets the 403 page. A note over 200 characters is refused with a message, not cut."""
+    note = request.POST.get("note", "")
     try:
-        verification.round_resolve(game_id=game.pk, round=number, actor=Actor(user=user), note=note)
+        verification.round_resolve(
+            game_id=game.pk, round=number, actor=Actor(user=request.user), note=note
+        )
     except ServiceError as error:
         messages.error(request, error.detail)
     else:

@@ -159,3 +159,70 @@ def test_refusals_that_concern_no_declared_hand_are_not_counted(table, limit):
 
     assert table.play(1, "3-6", client=table.scorekeeper).status_code == 201
     assert not TableAlert.objects.exists()
+
+
+# -- the organiser may not read a declared hand either (R31) -----------------------------
+
+
+def _batch_probe(table, tile: str):
+    """The probe: amend seat 1's 3-6 to ``tile`` and add an event the rules refuse at the
+    end. The whole batch is refused and nothing is stored; which event the refusal names
+    tells whether ``tile`` is in seat 1's declared hand (R31)."""
+    position = next(
+        e["position"]
+        for e in table.events()["events"]
+        if e["kind"] == "move" and e["payload"].get("seat") == 1
+    )
+    return table.post(
+        "corrections/",
+        {
+            "reason": "probe",
+            "changes": [
+                {"op": "amend", "position": position, "event": {"seat": 1, "tile": tile}},
+                {
+                    "op": "insert",
+                    "position": None,
+                    "kind": "move",
+                    "event": {"seat": 4, "tile": "6-6"},
+                },
+            ],
+        },
+        client=table.organiser,
+    )
+
+
+def test_an_organisers_atomic_corrections_probing_a_declared_hand_stop_at_the_limit_R31(
+    in_play, limit
+):
+    """The hole (QA): an organiser's refused batch tells a held tile (the refusal names the
+    last event) from one not held (``tile_not_in_hand`` on seat 1's move), without limit,
+    and no seat was told. Now counted as a phone's probes are."""
+    assert _batch_probe(in_play, "5-6").json()["code"] == "not_your_turn"  # 5-6 is held
+    for _ in range(LIMIT):
+        response = _batch_probe(in_play, "4-6")
+        assert response.json()["code"] == "tile_not_in_hand"
+
+    stopped = _batch_probe(in_play, "5-6")
+
+    assert stopped.status_code == 429
+    assert stopped.json()["code"] == "probe_limited"
+    assert "organiser" in stopped.json()["detail"]
+    assert 0 < int(stopped["Retry-After"]) <= 600
+    (alert,) = in_play.events(client=in_play.phone(1))["alerts"]  # the probed seat is told
+    assert (alert["kind"], alert["seats"], alert["count"]) == ("refusals", [1], LIMIT)
+    assert alert["entered_by"].startswith("user ")
+    assert in_play.state()["round"]["chain"] == ["6-6", "6-3"]  # nothing was changed
+
+
+def test_an_organisers_refused_plays_for_a_declared_seat_stop_at_the_limit_R31(in_play, limit):
+    for seat, tile in ((2, "2-3"), (3, "4-6"), (4, "1-2"), (0, "0-4")):  # ends (0, 1)
+        in_play.accept(in_play.play(seat, tile))
+    for _ in range(LIMIT):
+        refused = in_play.play(1, "1-5", client=in_play.organiser)
+        assert refused.json()["code"] == "tile_not_in_hand"
+
+    stopped = in_play.play(1, "0-0", client=in_play.organiser)
+
+    assert stopped.status_code == 429
+    assert stopped.json()["code"] == "probe_limited"
+    assert in_play.play(1, "0-0", client=in_play.phone(1)).status_code == 201  # seat 1 goes on

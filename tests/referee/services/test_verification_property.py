@@ -65,6 +65,8 @@ def _expect(model: dict[str, Any], what: str, seat: int | None, reason: str) -> 
         if status == "unverified":
             model.update(status="confirmed", seat=seat, reason=None, resolution=None)
     elif what == "dispute":
+        if status == "disputed" and model["seat"] != seat:
+            return "round_disputed"  # another seat's dispute stands until resolved (QA)
         if not (status == "disputed" and model["seat"] == seat and model["reason"] == reason):
             model.update(status="disputed", seat=seat, reason=reason, resolution=None)
     elif what == "resolve":

@@ -114,3 +114,4 @@ def test_make_run_serves_the_table_without_debug_with_static_files(tmp_path: Pat
         server.terminate()
         output, _ = server.communicate(timeout=30)
     assert "Only this computer can open it" in output
+    assert "Warning" not in output  # whitenoise's "No directory at: …/staticfiles/" (QA)

@@ -115,9 +115,45 @@ def test_a_dispute_is_flagged_for_the_organiser_until_marked_confirmed(
     assert "the organiser marked it confirmed" in block(phones[3].get("/table/").content.decode())
 
 
-def test_another_organisers_resolve_is_not_found(phones, game, client: Client, organiser) -> None:
+def test_another_organisers_resolve_is_the_organisers_only_page(
+    phones, game, client: Client, organiser
+) -> None:
     client.force_login(organiser)  # not this game's organiser (it has none)
-    assert client.post(f"/games/{game.pk}/rounds/1/resolve/").status_code == 404
+    assert client.post(f"/games/{game.pk}/rounds/1/resolve/").status_code == 403
+    assert client.post(f"/games/{uuid.uuid4()}/rounds/1/resolve/").status_code == 404
+    assert tap(phones[2], game, "dispute", "wrong").status_code == 200
+    assert phones[3].post(f"/games/{game.pk}/rounds/1/resolve/").status_code == 403  # a phone
+    assert RoundVerification.objects.get().status == "disputed"
+
+
+def test_an_organiser_of_the_games_club_resolves_on_the_page_as_over_the_api(
+    phones, game, client: Client
+) -> None:
+    """Not only the game's creator: an organiser of its club runs it (issue 11 review)."""
+    from tests.scoring.factories import ClubFactory, OrganiserFactory
+
+    club = ClubFactory(slug="makassar")
+    game.club = club
+    game.save(update_fields=["club"])
+    director = OrganiserFactory(club=club).user
+    assert tap(phones[2], game, "dispute", "wrong tile").status_code == 200
+    client.force_login(director)
+    response = client.post(f"/games/{game.pk}/rounds/1/resolve/", {"note": "checked"})
+    assert response.status_code == 302
+    row = RoundVerification.objects.get()
+    assert (row.status, row.resolution, row.note) == ("resolved", "confirmed", "checked")
+
+
+def test_a_resolution_note_too_long_is_refused_not_cut(
+    phones, game, client: Client, organiser
+) -> None:
+    game.created_by = organiser
+    game.save(update_fields=["created_by"])
+    assert tap(phones[2], game, "dispute", "wrong").status_code == 200
+    client.force_login(organiser)
+    response = client.post(f"/games/{game.pk}/rounds/1/resolve/", {"note": "n" * 201}, follow=True)
+    assert "at most 200 characters" in response.content.decode()
+    assert RoundVerification.objects.get().status == "disputed"  # nothing stored, nothing cut
 
 
 def test_the_round_stays_verifiable_once_the_next_round_has_hands(phones, game) -> None:
