@@ -175,9 +175,7 @@ def _hand_on_own_turn(page: Any, game: Game) -> None:
     expect(page.locator('.hand-tile[data-hand-tile="2-6"]')).to_have_attribute(
         "data-state", "playable"
     )
-    expect(page.locator('.hand-tile[data-hand-tile="3-4"]')).to_have_attribute(
-        "data-state", "held"
-    )
+    expect(page.locator('.hand-tile[data-hand-tile="3-4"]')).to_have_attribute("data-state", "held")
 
 
 def _dispute_open(page: Any, game: Game) -> None:
