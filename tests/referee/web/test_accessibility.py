@@ -24,7 +24,7 @@ from axe_playwright_python.sync_playwright import Axe
 from django.test import Client
 from playwright.sync_api import expect
 
-from referee import computer, corrections, services
+from referee import computer, corrections, services, verification
 from referee.models import Event, Game
 from scoring import room
 from scoring.models import Club
@@ -53,7 +53,9 @@ class Night:
     with_computer: Game  # seat 4 played by the computer (R39)
     run: Game  # the club's players, round 1 settled with a ruling, a sitting, phones, audit
     voided: Game  # round 1 voided (R35)
+    disputed: Game  # round 1 settled, confirmed by seat 1, then disputed by seat 2 (issue 11)
     stranger: Any  # signed in, organises nothing
+    new_game: Callable[[list[dict[str, Any]]], Game]  # a game of its own for a seat's phone
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,11 @@ class Page:
     game: str = "in_play"  # the Night's game a phone joins
     language: str = "en-GB"
     then: Callable[[Any], None] | None = None
+    # A seat's phone (``who="phone"``): it joins seat ``seat`` of a new game of its own with
+    # ``events`` entered, then ``act(page, game)`` runs (a seat is claimed once, R31 hands).
+    seat: int | None = None
+    events: tuple[dict[str, Any], ...] = ()
+    act: Callable[[Any, Game], None] | None = None
 
 
 def _wrong_code(page: Any) -> None:
@@ -123,6 +130,62 @@ def _stale_close(page: Any) -> None:
         page.click("#close button.danger")
     assert answer.value.status == 412
     expect(page.locator(".refusal")).to_be_visible()
+
+
+HAND = ["1-6", "2-6", "5-5", "3-4", "0-0"]  # Besse's tiles of CEKI_WITH_A_PASS, and 0-0
+
+
+def _keeper(game: Game) -> services.Actor:
+    """The table's scorekeeper (no seat): enters the other seats' moves."""
+    return services.Actor(token=services.table_join(join_code=game.join_code)[1])
+
+
+def _open_hand_picker(page: Any, ticks: list[str]) -> None:
+    page.click("[data-declare]")
+    expect(page.locator("form.hand-form")).to_be_visible()
+    for tile in ticks:
+        page.click(f'form.hand-form label[data-tile="{tile}"]')
+
+
+def _picker_with_ticks(page: Any, game: Game) -> None:
+    _open_hand_picker(page, HAND[:3])
+
+
+def _refused_hand(page: Any, game: Game) -> None:
+    """Three tiles are not a hand (R31): refused, the ticks kept."""
+    _open_hand_picker(page, HAND[:3])
+    page.click("form.hand-form button[type=submit]")
+    expect(page.locator(".refusal, .flash.error").first).to_be_visible()
+
+
+def _declare(page: Any, game: Game) -> None:
+    _open_hand_picker(page, HAND)
+    page.click("form.hand-form button[type=submit]")
+    expect(page.locator(".hand-tile")).to_have_count(5)
+
+
+def _hand_on_own_turn(page: Any, game: Game) -> None:
+    """Besse's hand declared, six moves later her turn: 1-6 played, 2-6 and 0-0 playable."""
+    _declare(page, game)
+    enter(game, _keeper(game), CEKI_ROUND[:6])
+    page.reload()
+    expect(page.locator('.hand-tile[data-hand-tile="1-6"]')).to_have_attribute(
+        "data-state", "played"
+    )
+    expect(page.locator('.hand-tile[data-hand-tile="2-6"]')).to_have_attribute(
+        "data-state", "playable"
+    )
+    expect(page.locator('.hand-tile[data-hand-tile="3-4"]')).to_have_attribute("data-state", "held")
+
+
+def _dispute_open(page: Any, game: Game) -> None:
+    page.click("#verification details.dispute summary")
+    page.fill("form.dispute-round input[name=reason]", "Daeng played 2-4, not 2-5")
+
+
+def _confirm(page: Any, game: Game) -> None:
+    page.click("form.confirm-round button")
+    expect(page.locator("#verification")).to_have_attribute("data-status", "confirmed")
 
 
 def _event_position(game: Game, index: int) -> int:
@@ -215,6 +278,87 @@ PAGES: list[Page] = [
     ),
     Page("room", lambda n: room.room_url(n.club)),
     Page("room-id", lambda n: room.room_url(n.club), language="id"),
+    # Private hands (R31) and round verification (issue 11), from a seat's own phone.
+    Page("hand-declare-prompt", lambda n: "/table/", who="phone", seat=1),
+    Page(
+        "hand-picker-ticked-fr",
+        lambda n: "/table/",
+        who="phone",
+        seat=1,
+        language="fr",
+        act=_picker_with_ticks,
+    ),
+    Page("hand-picker-ticked", lambda n: "/table/", who="phone", seat=1, act=_picker_with_ticks),
+    Page("hand-refused", lambda n: "/table/", who="phone", seat=1, act=_refused_hand),
+    Page(
+        "hand-refused-id",
+        lambda n: "/table/",
+        who="phone",
+        seat=1,
+        language="id",
+        act=_refused_hand,
+    ),
+    Page("hand-own-turn", lambda n: "/table/", who="phone", seat=1, act=_hand_on_own_turn),
+    Page(
+        "hand-own-turn-pl",
+        lambda n: "/table/",
+        who="phone",
+        seat=1,
+        language="pl",
+        act=_hand_on_own_turn,
+    ),
+    Page(
+        "round-verify-dispute-open",
+        lambda n: "/table/",
+        who="phone",
+        seat=2,
+        events=tuple(CEKI_ROUND),
+        act=_dispute_open,
+    ),
+    Page(
+        "round-verify-dispute-open-pl",
+        lambda n: "/table/",
+        who="phone",
+        seat=2,
+        events=tuple(CEKI_ROUND),
+        language="pl",
+        act=_dispute_open,
+    ),
+    Page(
+        "round-verify-to-confirm-fr",
+        lambda n: "/table/",
+        who="phone",
+        seat=2,
+        events=tuple(CEKI_ROUND),
+        language="fr",
+    ),
+    Page(
+        "round-confirmed",
+        lambda n: "/table/",
+        who="phone",
+        seat=2,
+        events=tuple(CEKI_ROUND),
+        act=_confirm,
+    ),
+    Page(
+        "round-confirmed-id",
+        lambda n: "/table/",
+        who="phone",
+        seat=2,
+        events=tuple(CEKI_ROUND),
+        language="id",
+        act=_confirm,
+    ),
+    Page("organiser-dispute", lambda n: f"/games/{n.disputed.pk}/", who="organiser"),
+    Page(
+        "organiser-dispute-fr", lambda n: f"/games/{n.disputed.pk}/", who="organiser", language="fr"
+    ),
+    Page(
+        "organiser-dispute-id", lambda n: f"/games/{n.disputed.pk}/", who="organiser", language="id"
+    ),
+    Page(
+        "organiser-dispute-pl", lambda n: f"/games/{n.disputed.pk}/", who="organiser", language="pl"
+    ),
 ]
 
 
@@ -260,6 +404,12 @@ def night() -> Night:
 
     voided = game(CEKI_ROUND)
     corrections.round_void(game_id=voided.pk, round=1, reason="tiles shown", actor=director)
+
+    disputed = game(CEKI_ROUND)  # its last move entered by the scorekeeper
+    for seat, verify in ((1, verification.round_confirm), (2, verification.round_dispute)):
+        _, seat_token = services.table_join(join_code=disputed.join_code, seat=seat)
+        extra = {"reason": "Daeng played 2-4, not 2-5"} if seat == 2 else {}
+        verify(game_id=disputed.pk, round=1, actor=services.Actor(token=seat_token), **extra)
     return Night(
         club=club,
         organiser=organiser,
@@ -270,7 +420,9 @@ def night() -> Night:
         with_computer=with_computer,
         run=run,
         voided=voided,
+        disputed=disputed,
         stranger=UserFactory(username="passer-by"),
+        new_game=game,
     )
 
 
@@ -291,11 +443,15 @@ def open_page(chromium: Any, live_server: Any, night: Night, spec: Page) -> tupl
         session = client.cookies["sessionid"].value
         context.add_cookies([{"name": "sessionid", "value": session, "url": live_server.url}])
     elif spec.who == "phone":
-        game: Game = getattr(night, spec.game)
+        game: Game = (
+            getattr(night, spec.game) if spec.seat is None else night.new_game(list(spec.events))
+        )
         page.goto(f"/join/{game.join_code}/")
-        page.click('.seat-pick button[value=""]')
+        page.click(f'.seat-pick button[value="{"" if spec.seat is None else spec.seat}"]')
         expect(page.locator("#live")).to_be_visible()
     page.goto(spec.path(night))
+    if spec.act is not None:
+        spec.act(page, game)
     if spec.then is not None:
         spec.then(page)
     return context, page
