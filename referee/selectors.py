@@ -134,7 +134,7 @@ UNVERIFIED: dict[str, Any] = {
 def cached_verification(game: Game, number: int) -> dict[str, Any]:
     """Round ``number``'s verification from the game row's cache (no query), as
     ``referee.verification`` keeps it for the rounds the state can show."""
-    entry = (game.state.get("verification") or {}).get(str(number))
+    entry = store.state_of(game).verification.get(str(number))
     return dict(entry) if entry else dict(UNVERIFIED)
 
 

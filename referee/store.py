@@ -136,7 +136,9 @@ class GameState:
     ``session`` / ``session_id``: the open sitting's number and id (R27), or ``None``;
     ``substitutes``: ``[[round, seat, name, player], …]`` of the live substitutes (R38);
     ``computer_seats``: ``{"<seat>": strategy}`` (R39);
-    ``current``: the current round's cache (``RoundCache``), or ``None``.
+    ``current``: the current round's cache (``RoundCache``), or ``None``;
+    ``verification``: ``{"<round>": verification}`` of the rounds the state can show
+    (``referee.verification`` keeps it, issue 11).
     """
 
     snapshot: dict[str, Any]
@@ -146,6 +148,7 @@ class GameState:
     substitutes: tuple[tuple[Any, ...], ...] = ()
     computer_seats: dict[str, str] = field(default_factory=dict)
     current: RoundCache | None = None
+    verification: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def initial(cls, rules: RuleSet) -> GameState:
@@ -166,6 +169,7 @@ class GameState:
             substitutes=tuple(tuple(s) for s in data.get("substitutes") or ()),
             computer_seats=dict(data.get("computer_seats") or {}),
             current=RoundCache.from_json(current) if current else None,
+            verification=dict(data.get("verification") or {}),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -180,6 +184,8 @@ class GameState:
             data["computer_seats"] = dict(self.computer_seats)
         if self.current is not None:
             data["current"] = self.current.to_json()
+        if self.verification:
+            data["verification"] = dict(self.verification)
         return data
 
 

@@ -37,7 +37,7 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
-from referee import folding
+from referee import folding, store
 from referee.engine import RuleSet
 from referee.exceptions import GameClosed, ServiceError
 from referee.models import Event, Game, RoundVerification
@@ -52,13 +52,13 @@ from referee.services import (
     _lock,
     _remember,
 )
+from referee.store import set_state, state_of
 
 VERIFICATION_REASON_MAX = 200
 """A dispute's reason and the organiser's note: at most this many characters."""
 
-STATE_KEY = "verification"
-"""``Game.state[STATE_KEY]``: the verifications of the latest rounds, as the state shows
-them (``{"<round>": {...}}``), cached so that reading the state costs no query."""
+# The verifications of the latest rounds, as the state shows them, are cached on the game
+# row (``referee.store.GameState.verification``), so that reading the state costs no query.
 
 VERIFIED = (RoundVerification.Status.CONFIRMED, RoundVerification.Status.RESOLVED)
 
@@ -307,11 +307,10 @@ def _changed(game: Game) -> None:
 def _recache(game: Game) -> None:
     """Cache the verifications of the rounds the state can show: from the round before the
     last one begun (``Game.state["snapshot"]["round"]``) on."""
-    snapshot = game.state.get("snapshot") or {}
-    first = int(snapshot.get("round") or 1) - 1
+    first = int(state_of(game).snapshot.get("round") or 1) - 1
     rows = game.verifications.filter(round_number__gte=first)
     cache = {str(row.round_number): verification_dict(row) for row in rows}
-    game.state = {**game.state, STATE_KEY: cache}
+    set_state(game, store.replace(state_of(game), verification=cache))
 
 
 def _seat_of(entered_by: str) -> int | None:
@@ -400,8 +399,8 @@ def verifications_refresh(*, game: Game, actor: Actor) -> None:
     decisions), and the state's cache follows. No row: one query and nothing else."""
     rows = list(game.verifications.all())
     if not rows:
-        if game.state.get(STATE_KEY):
-            game.state = {**game.state, STATE_KEY: {}}
+        if state_of(game).verification:
+            set_state(game, store.replace(state_of(game), verification={}))
             game.save(update_fields=["state"])
         return
     events: dict[int, list[tuple[str, Any]]] = {row.round_number: [] for row in rows}
@@ -418,7 +417,7 @@ def verifications_refresh(*, game: Game, actor: Actor) -> None:
             voided = any(kind == Event.Kind.VOID for kind, _ in events[row.round_number])
             _stale(row, digest, voided=voided, by=actor)
             changed = True
-    if changed or game.state.get(STATE_KEY) is not None:
+    if changed or rows:  # the rounds the state can show may have moved too
         _recache(game)
         game.save(update_fields=["state"])
 

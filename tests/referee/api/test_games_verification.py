@@ -272,3 +272,20 @@ def test_another_seats_dispute_never_overwrites_the_first(settled) -> None:
     reworded = verify(settled, "dispute", 2, {"reason": "Daeng played 2-4"})
     assert reworded.status_code == 200  # the disputing seat may reword its own
     assert RoundVerification.objects.get().reason == "Daeng played 2-4"
+
+
+def test_a_dispute_survives_the_next_rounds_writes_and_shows_again_after_an_undo(settled) -> None:
+    """The state caches the latest rounds' verifications on the game row beside the
+    store's cache of the round (``referee.store.GameState``): a move of the next round
+    rewrites that row and must keep them, so that an undo of that move shows the dispute
+    again on every phone (found when the two were merged: it showed "unverified")."""
+    assert verify(settled, "dispute", 2, {"reason": "5-5 went on the wrong end"}).status_code == 200
+    lead = {"seat": settled.state()["turn"], "tile": "3-4"}  # round 2's first lead (R6)
+    settled.accept(settled.move(lead))
+    assert settled.state()["round"]["number"] == 2
+    assert result_of(settled)["rounds"][0]["verification"]["status"] == "disputed"
+    assert settled.undo().status_code == 200
+    for reader in (settled.scorekeeper, settled.phone(3), settled.organiser):
+        previous = settled.state(client=reader)["round"]["previous"]
+        assert previous["verification"]["status"] == "disputed"
+        assert previous["verification"]["reason"] == "5-5 went on the wrong end"
