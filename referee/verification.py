@@ -320,7 +320,13 @@ def _seat_of(entered_by: str) -> int | None:
 
 
 def _digest(events: Iterable[tuple[str, Any]]) -> str:
-    raw = json.dumps([[kind, payload] for kind, payload in events], sort_keys=True)
+    """What a verification vouches for: the round's play (its events in order). Who sat
+    a seat (a substitute, R38) is not part of it: naming a substitute from a verified or
+    disputed round on leaves its verification as it is."""
+    raw = json.dumps(
+        [[kind, payload] for kind, payload in events if kind != Event.Kind.SUBSTITUTE],
+        sort_keys=True,
+    )
     return hashlib.sha256(raw.encode()).hexdigest()
 
 

@@ -289,3 +289,18 @@ def test_a_dispute_survives_the_next_rounds_writes_and_shows_again_after_an_undo
         previous = settled.state(client=reader)["round"]["previous"]
         assert previous["verification"]["status"] == "disputed"
         assert previous["verification"]["reason"] == "5-5 went on the wrong end"
+
+
+def test_a_substitute_from_a_disputed_round_on_leaves_its_dispute_R38(settled) -> None:
+    """Who sat a seat is not what the round's verification vouches for (QA finding)."""
+    assert verify(settled, "dispute", 2, {"reason": "5-5 went on the wrong end"}).status_code == 200
+    response = settled.post(
+        "seats/4/substitutes/",
+        {"name": "Fajar", "from_round": 1, "reason": "Evi sat out round 1"},
+        client=settled.organiser,
+    )
+    assert response.status_code == 200, response.content
+    verification = result_of(settled)["rounds"][0]["verification"]
+    assert verification["status"] == "disputed"
+    assert verification["resolution"] is None
+    assert settled.state()["round"]["previous"]["verification"]["status"] == "disputed"
