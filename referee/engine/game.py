@@ -481,6 +481,7 @@ class Game:
         )
         return transfers
 
+
 def _adjustment(ledger: Ledger, data: object) -> Transfer:
     """Apply an organiser's adjustment ``{"from", "to", "stones", "reason"}`` (R36).
 

@@ -59,6 +59,7 @@ from referee.web import organiser_forms as of
 from referee.web.selectors import REASON_WORDS
 from referee.web.session import session_token
 from referee.web.views import database_unavailable_as_503
+from referee.web.verification import organiser_context as verification_context
 
 # A game counts as one of the evening's while open, or for this long after it was created.
 EVENING = timedelta(hours=14)
@@ -435,6 +436,7 @@ def _render_manage(
         "revoked": [{"token": t, "name": _phone_name(t)} for t in tokens if t.revoked_at],
         "audit": _audit(game),
         "refusal": refusal,
+        **verification_context(game),  # disputed rounds flagged here too (issue 11)
     }
     return render(request, "referee/organiser_manage.html", context, status=status)
 

@@ -17,12 +17,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from referee import verification
 from referee.engine import RefereeError
 from referee.exceptions import ServiceError
+from referee.league import league
 from referee.middleware import checks_conditions
 from referee.models import Event, Game, RoundVerification
 from referee.selectors import cached_verification
@@ -179,7 +181,11 @@ def organiser_resolve(request: Any, game_id: Any, number: int) -> HttpResponse:
     """The organiser marks round ``number`` confirmed (resolving its dispute)."""
     game = get_object_or_404(Game, pk=game_id)
     user = request.user
-    if not (user.is_staff or game.created_by_id == user.pk):
+    if not (
+        user.is_staff
+        or game.created_by_id == user.pk
+        or league().organises(user=user, game=game)  # another organiser of its club
+    ):
         raise Http404
     note = request.POST.get("note", "")[: verification.VERIFICATION_REASON_MAX]
     try:
@@ -190,4 +196,5 @@ def organiser_resolve(request: Any, game_id: Any, number: int) -> HttpResponse:
         messages.success(
             request, gettext("Round %(number)s is marked confirmed.") % {"number": number}
         )
-    return redirect("web:organiser-game", game_id=game.pk)
+    # Back to the page the organiser runs the game from, at the rounds' verification.
+    return redirect(reverse("web:organiser-manage", args=[game.pk]) + "#verifications")
