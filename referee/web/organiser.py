@@ -58,8 +58,8 @@ from referee.services import Actor, Idempotency, Precondition
 from referee.web import organiser_forms as of
 from referee.web.selectors import REASON_WORDS
 from referee.web.session import session_token
-from referee.web.views import database_unavailable_as_503
 from referee.web.verification import organiser_context as verification_context
+from referee.web.views import database_unavailable_as_503
 
 # A game counts as one of the evening's while open, or for this long after it was created.
 EVENING = timedelta(hours=14)
