@@ -256,6 +256,9 @@ def test_a_club_evening_entirely_from_phones(phone, club, screenshot, language) 
     # decision): it is unverified again; round 2's dispute stays resolved.
     assert [r["verification"]["status"] for r in result["rounds"]] == ["unverified", "resolved"]
     assert without_verification(result) == replay_record(record)
+    reasons = [t["reason"] for t in result["rounds"][0]["transfers"]]
+    assert "ceki" not in reasons  # the correction made round 1 a plain CAPPU (R14, R15)
+    final = result["rounds"][-1]["after"]
 
     # -- the club standings and the room view ---------------------------------------------------
     desk.goto(f"/games/{game.pk}/manage/")
@@ -270,6 +273,10 @@ def test_a_club_evening_entirely_from_phones(phone, club, screenshot, language) 
     assert set(standings) == set(PLAYERS)
     assert all(cells[5] == "0" for cells in standings.values())  # no CEKI once corrected
     assert standings["Andi"][2] == "2"  # Andi won both rounds
+    # Each player's net stones are what the corrected result leaves them (from 0 each).
+    assert {name: int(standings[name][4]) for name in PLAYERS} == dict(
+        zip(PLAYERS, final["stones"], strict=True)
+    )
     desk.goto("/room/makassar/")
     expect(desk.locator(".room-standings tbody tr")).to_have_count(5)
     screenshot(desk, f"{shot}-room", top=True)
