@@ -112,6 +112,13 @@ class League:
         label) sorted by name, for the organiser's re-seating form: none without a league."""
         return []
 
+    def registered_seats(self, *, club: Any, names: list[str]) -> list[Any]:
+        """The seats of a new game of ``club`` typed as names on the organiser's form: a name
+        that is exactly one registered player's of the club (letter case and spaces aside)
+        becomes that player's id, any other name stays a guest's (R3). Without a league:
+        ``names`` unchanged."""
+        return list(names)
+
     def create_fields(self) -> dict[str, Field[Any, Any, Any, Any]]:
         """Serializer fields a new game's body gains (after ``rules``): their values are
         passed to ``game_create`` by name."""

@@ -112,6 +112,18 @@ class ClubLeague(referee_league.League):
             for p in rows
         ]
 
+    def registered_seats(self, *, club: Any, names: list[str]) -> list[Any]:
+        if club is None:
+            return list(names)
+        found: dict[str, list[int]] = {}
+        for player in selectors.club_players(club=club):
+            found.setdefault(" ".join(player.display_name.split()).casefold(), []).append(player.pk)
+        seats: list[Any] = []
+        for name in names:
+            ids = found.get(" ".join(name.split()).casefold(), [])
+            seats.append(ids[0] if len(ids) == 1 else name)  # two players of one name: a guest
+        return seats
+
     def create_fields(self) -> dict[str, Field[Any, Any, Any, Any]]:
         from scoring.api.serializers import game_league_fields
 

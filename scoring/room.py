@@ -165,9 +165,7 @@ def room_state(club: Club, *, now: dt.datetime | None = None) -> Room:
         .prefetch_related("seats")
         .order_by("created_at", "pk")[:MAX_TABLES]
     )
-    snapshots = {
-        game.pk: state_of(game).snapshot for game in games
-    }
+    snapshots = {game.pk: state_of(game).snapshot for game in games}
     events: dict[Any, list[Event]] = {game.pk: [] for game in games}
     if games:
         current = Q()

@@ -437,7 +437,7 @@ class GameDetailView(GameMixin, APIView):
         "played and left, stones; stones on the table, the CAMAT, the round, the last events "
         "with their named outcomes and which tiles can still be played on each end. Sends an "
         "`ETag` (the version); `If-None-Match` with it (`*`, or a list of tags compared "
-        "weakly: `W/\"3\"` names version 3) gets 304 while nothing changed; a malformed one "
+        'weakly: `W/"3"` names version 3) gets 304 while nothing changed; a malformed one '
         "400 (`precondition_invalid`).",
         parameters=[IF_NONE_MATCH_HEADER, ETAG_HEADER],
         responses={

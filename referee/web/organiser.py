@@ -423,6 +423,9 @@ def _render_manage(
                 "open": number in bound,
             }
         )
+    # The verification pages use this module's ``organiser_page``: imported here, not above.
+    from referee.web.verification import organiser_context as verification_context
+
     context = {
         "game": game,
         "state": state,
@@ -435,6 +438,7 @@ def _render_manage(
         "revoked": [{"token": t, "name": _phone_name(t)} for t in tokens if t.revoked_at],
         "audit": _audit(game),
         "refusal": refusal,
+        **verification_context(game),  # disputed rounds flagged here too (issue 11)
     }
     return render(request, "referee/organiser_manage.html", context, status=status)
 

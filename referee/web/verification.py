@@ -16,6 +16,7 @@ from django import forms as django_forms
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect
+from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
@@ -192,4 +193,5 @@ def organiser_resolve(request: Any, game: Game, number: int) -> HttpResponse:
         messages.success(
             request, gettext("Round %(number)s is marked confirmed.") % {"number": number}
         )
-    return redirect("web:organiser-game", game_id=game.pk)
+    # Back to the page the organiser runs the game from, at the rounds' verification.
+    return redirect(reverse("web:organiser-manage", args=[game.pk]) + "#verifications")

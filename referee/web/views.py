@@ -53,7 +53,7 @@ from referee.exceptions import (
 from referee.league import league
 from referee.lockouts import JoinClient, give_device
 from referee.middleware import checks_conditions
-from referee.models import Correction, Event, Game, TableToken
+from referee.models import Correction, Event, Game, RoundVerification, TableToken
 from referee.services import Actor, Idempotency, Precondition, join_code_check
 from referee.web import forms, lan
 from referee.web.qr import qr_svg
@@ -335,9 +335,12 @@ def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
         status = 400
         if form.is_valid():
             chosen = form.league()
+            players: list[Any] = form.players()
+            if chosen is not None:  # the club's registered players by the names typed
+                players = league().registered_seats(club=chosen.club, names=players)
             try:
                 game = services.game_create(
-                    players=form.players(),
+                    players=players,
                     created_by=user,
                     club=chosen.club if chosen else None,
                     season=chosen.season if chosen else None,
@@ -625,6 +628,16 @@ def _stale_text(token: TableToken, tap: str) -> str:
     latest: Event | Correction | None = event
     if correction is not None and (event is None or correction.created_at >= event.created_at):
         latest = correction
+    verified = (
+        RoundVerification.objects.filter(game_id=token.game_id).order_by("-updated_at").first()
+    )
+    if verified is not None and (latest is None or verified.updated_at >= latest.created_at):
+        # A round confirmed, disputed or resolved moves the version on too (issue 11): the
+        # table's last event is not what changed.
+        return gettext(
+            "Not applied: %(tap)s. Round %(number)s was confirmed, disputed or resolved "
+            "first; the table below is up to date, tap again if needed."
+        ) % {"tap": tap, "number": verified.round_number}
     mine = latest is not None and latest.entered_by == token.actor
     if isinstance(latest, Correction):
         if mine:

@@ -143,5 +143,6 @@ RATINGS = {
     ],
 }
 
+
 def response(name: str, value: object, *, media_type: str = "application/json") -> OpenApiExample:
     return OpenApiExample(name, value=value, response_only=True, media_type=media_type)

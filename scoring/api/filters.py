@@ -43,6 +43,8 @@ class RowsFilterBackend(DjangoFilterBackend):  # type: ignore[misc]
         if queryset.model is not SeatRound:
             return queryset
         return super().filter_queryset(request, queryset, view)
+
+
 class StandingsFilter(PlayedBetweenFilter):
     """The standings' rounds by date and, with ``verified``, by their verification at the
     table (issue 11): ``true`` counts only rounds confirmed by a second seat or resolved by

@@ -65,9 +65,7 @@ def test_a_seat_declares_its_hand_privately_and_no_other_page_carries_it(
     game.refresh_from_db()
     wait_for_version(besse, game.version)
     expect(besse.locator('.hand-tile[data-hand-tile="1-6"]')).to_contain_text("playable now")
-    expect(besse.locator('.hand-tile[data-hand-tile="3-4"]')).to_contain_text(
-        "not playable now"
-    )
+    expect(besse.locator('.hand-tile[data-hand-tile="3-4"]')).to_contain_text("not playable now")
     expect(besse.locator('.hand-tile[data-hand-tile="1-6"] .sign')).to_have_text("✓")
     screenshot(besse, "hand-playable")
 

@@ -151,3 +151,44 @@ def test_another_organiser_of_the_club_opens_the_games_join_page(director, club)
 
     assert signed_in(colleague).get(f"/games/{game.pk}/").status_code == 200
     assert signed_in(UserFactory(username="stranger")).get(f"/games/{game.pk}/").status_code == 404
+
+
+def test_names_typed_for_a_club_seat_its_registered_players_and_the_rest_as_guests(
+    director, club
+) -> None:
+    """The form takes names; in a club's game a name that is exactly one registered player's
+    (letter case and spaces aside) seats that player, so the standings count them (R3)."""
+    from tests.scoring.factories import PlayerFactory
+
+    wulan = PlayerFactory(club=club, display_name="Wulan")
+    baso = PlayerFactory(club=club, display_name="Baso")
+    PlayerFactory(club=club, display_name="Icha")
+    PlayerFactory(club=club, display_name="Icha")  # two of one name: who is meant is unknown
+    PlayerFactory(club=ClubFactory(slug="other"), display_name="Upi")  # another club's
+    typed = {**SEATS, "seat_0": "  wulan ", "seat_1": "BASO"}
+
+    response = signed_in(director).post("/games/", {**typed, "league": str(club.pk)})
+
+    assert response.status_code == 302
+    game = Game.objects.get()
+    seats = list(game.seats.order_by("number").values_list("name", "player_id"))
+    assert seats == [
+        ("Wulan", wulan.pk),
+        ("Baso", baso.pk),
+        ("Icha", None),
+        ("Upi", None),
+        ("Rahma", None),
+    ]
+
+
+def test_names_typed_for_a_friendly_game_stay_guests(director, club) -> None:
+    from tests.scoring.factories import PlayerFactory
+
+    PlayerFactory(club=club, display_name="Wulan")
+
+    response = signed_in(director).post("/games/", {**SEATS, "league": ""})
+
+    assert response.status_code == 302
+    game = Game.objects.get()
+    assert game.club_id is None
+    assert list(game.seats.values_list("player_id", flat=True)) == [None] * 5

@@ -197,3 +197,65 @@ def test_the_verification_and_the_hand_speak_the_phones_language(
     assert response.status_code == 200
     assert 'data-status="confirmed"' in response.content.decode()
     assert "Round 1 confirmed" not in response.content.decode()  # translated too
+
+
+def test_a_tap_made_before_a_confirmation_arrived_says_the_round_was_confirmed(
+    phones, game
+) -> None:
+    """A confirmation moves the version on (every phone redraws): a tap sent on the older
+    version is not applied, and says what changed — not the table's last event, which
+    this phone entered itself (R6: Andi, round 1's winner, leads round 2)."""
+    game.refresh_from_db()
+    seen = game.version
+    assert tap(phones[1], game, "confirm").status_code == 200
+    data = {"version": seen, "key": str(uuid.uuid4()), "seat": 0, "tile": "2-4"}
+
+    response = phones[0].post("/table/move/", data, headers=HTMX)
+
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "Round 1 was confirmed, disputed or resolved first" in html
+    assert "earlier tap was entered first" not in html
+    game.refresh_from_db()
+    assert game.version == seen + 1  # nothing was entered
+
+
+def test_a_dispute_is_flagged_on_the_run_the_game_page_and_resolved_from_it(
+    phones, game, client: Client, organiser
+) -> None:
+    game.created_by = organiser
+    game.save(update_fields=["created_by"])
+    assert tap(phones[2], game, "dispute", "Daeng played 2-4, not 2-5").status_code == 200
+    client.force_login(organiser)
+    page = client.get(f"/games/{game.pk}/manage/").content.decode()
+    assert "1 round is disputed" in page
+    assert "Daeng played 2-4, not 2-5" in page
+
+    response = client.post(f"/games/{game.pk}/rounds/1/resolve/")
+
+    assert response.status_code == 302
+    assert response["Location"] == f"/games/{game.pk}/manage/#verifications"
+    page = client.get(f"/games/{game.pk}/manage/").content.decode()
+    assert "round is disputed" not in page
+    assert "Round 1: the organiser marked it confirmed." in page
+
+
+def test_another_organiser_of_the_games_club_may_resolve_its_dispute(
+    phones, game, client: Client, organiser
+) -> None:
+    from tests.factories import UserFactory
+    from tests.scoring.factories import ClubFactory, OrganiserFactory
+
+    club = ClubFactory(slug="makassar")
+    OrganiserFactory(club=club, user=organiser)
+    game.club = club
+    game.created_by = UserFactory(username="first-organiser")
+    game.save(update_fields=["club", "created_by"])
+    assert tap(phones[2], game, "dispute", "Daeng played 2-4, not 2-5").status_code == 200
+    client.force_login(organiser)
+
+    response = client.post(f"/games/{game.pk}/rounds/1/resolve/")
+
+    assert response.status_code == 302
+    row = RoundVerification.objects.get(game=game, round_number=1)
+    assert (row.status, row.resolution) == ("resolved", "confirmed")
