@@ -456,7 +456,9 @@ OUTCOME: Schema = {
     ],
     "properties": {
         "number": ROUND_NUMBER,
-        "ending": ref("RoundEnding"),
+        "ending": ref(
+            "RoundEnding", nullable=True, description="`null` for a round voided (R35)."
+        ),
         "finish": ref("CappuFinish", nullable=True),
         "named": NAMED,
         "first_cappu": NULLABLE_SEAT,
@@ -467,6 +469,13 @@ OUTCOME: Schema = {
         "remaining_pips": REMAINING_PIPS,
         "transfers": TRANSFERS,
         "camat_elected": NULLABLE_SEAT,
+        "void": {
+            "type": "object",
+            "description": "Only on a round the organiser voided (R35): why.",
+            "required": ["reason"],
+            "additionalProperties": False,
+            "properties": {"reason": {"type": "string", "minLength": 1}},
+        },
         "verification": ref(
             "RoundVerification",
             description="As `previous`: the settled round's verification at the table.",

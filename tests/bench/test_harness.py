@@ -6,6 +6,7 @@ Fast and without a server or database: ``make bench`` runs the real thing.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import copy
 import math
 import subprocess
@@ -221,7 +222,10 @@ def _open_loop_against(delay: float) -> tuple[Tally, int]:
         server.close()
         return tally, late
 
-    return asyncio.run(run())
+    # In a thread of its own: an event loop may already run in this one (Playwright's, when
+    # the browser tests ran first in the same process), and asyncio.run refuses to nest.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(run())).result()
 
 
 def test_the_open_loop_counts_latency_from_when_a_move_was_due_not_when_it_was_sent():

@@ -160,6 +160,8 @@ def ending_of(number: int, state: GameState) -> RoundEnding:
     previous = state.round_.previous
     if previous is None or isinstance(previous, Unset):
         raise Surprise(f"round {number} did not end")
+    if previous.ending is None:  # voided by the organiser (R35): none is here
+        raise Surprise(f"round {number} was voided")
     named = ", ".join(name.value for name in previous.named)
     print(f"Round {number:2}  {previous.ending.value:8} {named}; table {state.table}")
     return previous.ending

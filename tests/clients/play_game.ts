@@ -127,7 +127,12 @@ function stones(transfers: Transfer[]): string {
 }
 
 function ending(outcome: Outcome): string {
-  const how = outcome.ending === "cappu" ? `FIRST CAPPU seat ${outcome.first_cappu}` : "blocked";
+  const how =
+    outcome.ending === null
+      ? `voided (${outcome.void?.reason ?? ""})`
+      : outcome.ending === "cappu"
+        ? `FIRST CAPPU seat ${outcome.first_cappu}`
+        : "blocked";
   const finish: "plain" | "ceki" | "pollo" | "-" = outcome.finish ?? "-";
   const pips = outcome.remaining_pips?.join(" ") ?? "";
   return `Round ${outcome.number} ${how} ${finish} ${outcome.named.map(word).join(", ")} ${pips}`;
