@@ -119,11 +119,10 @@ class LegacyLanguageMiddleware:
 
 
 class EdgeTextMiddleware:
-    """400 for a path, query parameter or header holding NUL, a control character, a
-    bidirectional override or a lone surrogate, or a query text over ``MAX_TEXT_LENGTH``
-    (``text_invalid``/``text_too_long``: a problem under ``/api/``, a plain 400 page
-    elsewhere). A page's form body is judged the same way (the API's bodies are the
-    parser's, ``referee.api.parsers``), before any view or form sees it."""
+    """400 for a path, query parameter or header holding NUL, a control character or a lone
+    surrogate, or a query text over ``MAX_TEXT_LENGTH`` (``text_invalid``/``text_too_long``:
+    a problem under ``/api/``, a plain 400 page elsewhere). A body is the parser's
+    (``referee.api.parsers``) or the form's business."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -143,10 +142,6 @@ class EdgeTextMiddleware:
         for key, values in request.GET.lists():
             texts.append(key)
             texts.extend(values)
-        if request.method == "POST" and not request.path_info.startswith("/api/"):
-            for key, values in request.POST.lists():  # a page's form (urlencoded/multipart)
-                texts.append(key)
-                texts.extend(values)
         for text in texts:
             if (fault := text_fault(text)) is not None:
                 return fault

@@ -5,7 +5,7 @@ surrogate (``"\\ud800"``, which JSON allows) cannot be encoded as UTF-8 at all;
 either used to reach the database or the log and end in a 500. Every key and
 string of a body is checked here, before a serializer, the rules core, the
 database or the log sees it: 400 ``text_invalid`` (NUL, lone surrogate, a
-control character other than tab and newlines, a bidirectional override) or ``text_too_long`` (over
+control character other than tab and newlines) or ``text_too_long`` (over
 ``MAX_TEXT_LENGTH`` characters, however lenient a field would be), naming
 where (``errors[].field``) and never echoing the text.
 """
@@ -22,16 +22,11 @@ from rest_framework.parsers import JSONParser
 
 # No text of the API is longer: names 80, reasons 200, tiles 16, join codes 32 characters.
 MAX_TEXT_LENGTH = 1000
-# C0 controls other than tab, newline and carriage return, DEL and the C1 controls; and the
-# bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which
-# reorder how the rest of a text is shown: a reason shown on every phone could say what it
-# does not (names refuse them too, ``referee.engine.names``).
+# C0 controls other than tab, newline and carriage return, DEL and the C1 controls.
 _FORBIDDEN_CONTROLS = frozenset(
     [chr(c) for c in range(0x20) if chr(c) not in "\t\n\r"]
     + [chr(0x7F)]
     + [chr(c) for c in range(0x80, 0xA0)]
-    + [chr(c) for c in range(0x202A, 0x202F)]
-    + [chr(c) for c in range(0x2066, 0x206A)]
 )
 
 

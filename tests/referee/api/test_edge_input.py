@@ -44,7 +44,6 @@ BAD_TEXTS = {
     "nul": "Andi\x00",
     "lone surrogate": "Andi\ud800",
     "control": "An\x1bdi",
-    "bidi override": "An\u202edi",  # shown reordered on every phone (QA finding)
     "oversized": "6" * (MAX_TEXT_LENGTH + 1),
 }
 
