@@ -39,6 +39,7 @@ from django.utils.translation import gettext_lazy as _
 
 from referee import folding, store
 from referee.engine import RuleSet
+from referee.engine.names import reorders_text
 from referee.exceptions import GameClosed, ServiceError
 from referee.models import Event, Game, RoundVerification
 from referee.selectors import UNVERIFIED, game_state_for, load_current_round
@@ -176,8 +177,8 @@ def round_dispute(
     ``verification_reason_invalid`` (400).
     """
     reason = (reason or "").strip()
-    if not reason or len(reason) > VERIFICATION_REASON_MAX:
-        raise VerificationReasonInvalid()
+    if not reason or len(reason) > VERIFICATION_REASON_MAX or reorders_text(reason):
+        raise VerificationReasonInvalid()  # shown on every phone: it must read as typed
     return _verify(game_id, round, actor, idempotency, dispute=reason)
 
 
@@ -196,7 +197,7 @@ def round_resolve(
     """
     _check_organiser(actor)
     note = (note or "").strip()
-    if len(note) > VERIFICATION_REASON_MAX:
+    if len(note) > VERIFICATION_REASON_MAX or reorders_text(note):
         raise VerificationReasonInvalid()
     with transaction.atomic():
         game = _lock(game_id)

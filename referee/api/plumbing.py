@@ -30,7 +30,7 @@ from rest_framework.throttling import BaseThrottle
 from referee.api.pagination import BoundedPageNumberPagination
 from referee.api.problems import PROBLEM_CONTENT_TYPE, api_not_found, referee_message
 from referee.api.schema import MAX_ID, PROBLEM_RESPONSE_GENERIC, ref
-from referee.engine.names import is_visible_name
+from referee.engine.names import is_visible_name, reorders_text
 from referee.lockouts import JoinClient, device_of
 
 __all__ = [
@@ -46,6 +46,8 @@ __all__ = [
     "client_ident",
     "join_client",
     "referee_message",
+    "ReasonField",
+    "shown_text",
     "visible_name",
 ]
 
@@ -58,6 +60,28 @@ def visible_name(value: str) -> None:
             _("A name may not hold invisible or direction-changing characters."),
             code="name_invalid",
         )
+
+
+def shown_text(value: str) -> None:
+    """A free text's validator (a reason, a note: shown on every phone): no bidirectional
+    embedding, override or isolate (``referee.engine.names.reorders_text``);
+    ``text_invalid``."""
+    if reorders_text(value):
+        raise serializers.ValidationError(
+            _("A text may not hold characters that change its direction."),
+            code="text_invalid",
+        )
+
+
+class ReasonField(serializers.CharField):
+    """A reason or a note as typed (at most 200 characters unless told), shown as it is on
+    every phone and in the audit trail: refused (``text_invalid``) if it holds a
+    direction-changing character (``shown_text``)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("max_length", 200)
+        super().__init__(**kwargs)
+        self.validators.append(shown_text)
 
 
 class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]

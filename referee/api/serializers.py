@@ -20,6 +20,7 @@ from rest_framework.fields import empty
 from referee.api.plumbing import (
     SEAT_SCHEMA,
     GameStatusField,
+    ReasonField,
     SeatField,
     StrictSerializer,
     visible_name,
@@ -275,13 +276,13 @@ class AmendSerializer(MoveSerializer):
 
     tiles = TilesAsSent(required=False)
     pips = PipSumAsSent(required=False)
-    reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    reason = ReasonField(required=False, allow_blank=True, max_length=200)
 
 
 class UndoSerializer(VersionedSerializer):
     """Why the last event is undone (kept in the audit trail)."""
 
-    reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    reason = ReasonField(required=False, allow_blank=True, max_length=200)
 
 
 EVENT_FIELDS = ("seat", "tile", "on", "pass", "tiles", "pips")
@@ -358,11 +359,11 @@ class CorrectionRequestSerializer(VersionedSerializer):
         max_length=2000,
         help_text="Applied in order, judged together as one correction (R37).",
     )
-    reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    reason = ReasonField(required=False, allow_blank=True, max_length=200)
 
 
 class VoidSerializer(VersionedSerializer):
-    reason = serializers.CharField(
+    reason = ReasonField(
         allow_blank=True,
         max_length=200,
         trim_whitespace=False,
@@ -373,7 +374,7 @@ class VoidSerializer(VersionedSerializer):
 class AdjustmentSerializer(VersionedSerializer):
     to = HolderField(help_text='`"table"` or a seat 0–4 (R36).')
     stones = IntegerAsSent(help_text="A whole number ≥ 1 that the giver holds (R36).")
-    reason = serializers.CharField(
+    reason = ReasonField(
         allow_blank=True,
         max_length=200,
         trim_whitespace=False,
@@ -398,7 +399,7 @@ class SeatOccupantSerializer(StrictSerializer):
         help_text="Seat a club player who sits in another open game (else 409 "
         "`player_seated_elsewhere`).",
     )
-    reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    reason = ReasonField(required=False, allow_blank=True, max_length=200)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if ("name" in attrs) == ("player" in attrs):
@@ -418,7 +419,7 @@ class SubstituteSerializer(SeatOccupantSerializer, VersionedSerializer):
 
 class RecordReplaceSerializer(StrictSerializer):
     record = RecordField(help_text="The corrected `domeng-record/1` of this game.")
-    reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    reason = ReasonField(required=False, allow_blank=True, max_length=200)
 
 
 class ImportSerializer(StrictSerializer):

@@ -30,6 +30,7 @@ from referee.api.games import (
 from referee.api.problems import PROBLEM_CONTENT_TYPE
 from referee.api.schema import ProblemDocument, VerificationResultDocument, problems
 from referee.api.serializers import StrictSerializer
+from referee.engine.names import reorders_text
 
 HEADERS = [IDEMPOTENCY_HEADER, ETAG_HEADER, IDEMPOTENT_REPLAYED_HEADER]
 RESULT = OpenApiResponse(
@@ -129,6 +130,8 @@ class VerificationTextField(serializers.CharField):
         if data is serializers.empty:
             return super().run_validation(data)  # missing: ``required`` as declared
         if not isinstance(data, str) or len(data.strip()) > verification.VERIFICATION_REASON_MAX:
+            raise verification.VerificationReasonInvalid()
+        if reorders_text(data):  # shown on every phone: it must read as typed
             raise verification.VerificationReasonInvalid()
         return data.strip()
 

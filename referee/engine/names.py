@@ -22,6 +22,20 @@ def is_visible_name(name: str) -> bool:
     return not any(unicodedata.category(ch) in INVISIBLE_CATEGORIES for ch in name)
 
 
+# The explicit bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+# U+2066–U+2069): they reorder how the rest of a text is shown, so a reason shown on every
+# phone could read as something else. A free text (a reason, a note) may hold any other
+# character a name may not (an emoji's zero-width joiner, say), but not these.
+DIRECTION_CONTROLS = frozenset(
+    [chr(c) for c in range(0x202A, 0x202F)] + [chr(c) for c in range(0x2066, 0x206A)]
+)
+
+
+def reorders_text(text: str) -> bool:
+    """True if ``text`` holds a bidirectional embedding, override or isolate."""
+    return not DIRECTION_CONTROLS.isdisjoint(text)
+
+
 def identity_key(text: str) -> str:
     """``text`` as identities are compared: stripped, NFKC-normalised and case-folded
     (``" Ｂ-01 "`` → ``"b-01"``; NFC and NFD spellings give one key)."""

@@ -15,6 +15,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from referee.engine.names import reorders_text
 from referee.web.forms import SEAT_CHOICES, TILE_CHOICES, VersionField
 
 # A Correction's reason is stored in at most this many characters (``Correction.reason``).
@@ -30,11 +31,21 @@ END_CHOICES = [("", pgettext_lazy("end", "no end named")), *((str(v), str(v)) fo
 HOLDER_CHOICES = [("table", pgettext_lazy("stones", "the table")), *SEAT_CHOICES]
 
 
+def _shown_text(value: str) -> None:
+    """A reason is shown on every phone: no direction-changing character (as the API's
+    ``ReasonField``)."""
+    if reorders_text(value):
+        raise forms.ValidationError(
+            _("A text may not hold characters that change its direction."), code="text_invalid"
+        )
+
+
 def _reason_field() -> forms.CharField:
     return forms.CharField(
         label=_("Reason"),
         max_length=REASON_MAX_LENGTH,
         widget=forms.TextInput(attrs={"autocomplete": "off"}),
+        validators=[_shown_text],
     )
 
 

@@ -6,7 +6,13 @@ from typing import Any
 
 from rest_framework import serializers
 
-from referee.api.plumbing import MAX_ID, GameStatusField, StrictSerializer, visible_name
+from referee.api.plumbing import (
+    MAX_ID,
+    GameStatusField,
+    ReasonField,
+    StrictSerializer,
+    visible_name,
+)
 from scoring.models import Club, Membership, Player, Season
 
 # -- clubs and members ---------------------------------------------------------------------
@@ -96,7 +102,7 @@ class PlayerMergeSerializer(StrictSerializer):
     duplicate = serializers.IntegerField(
         help_text="The id of the duplicate player, merged into the one in the URL."
     )
-    reason = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    reason = ReasonField(max_length=200, required=False, allow_blank=True)
 
 
 class PlayerMergedSerializer(serializers.Serializer):  # type: ignore[type-arg]

@@ -449,3 +449,33 @@ def test_voiding_the_next_round_before_its_lead_is_refused_and_changes_nothing_R
     assert "nothing in it to void" in body["detail"]
     assert table.state() == before
     assert not Event.objects.filter(kind="void").exists()
+
+
+REORDERED = "tiles shown\u202e by Evi"  # a right-to-left override: read on phones reordered
+
+
+@pytest.mark.parametrize(
+    ("suffix", "body", "field"),
+    [
+        ("corrections/", {"changes": [{"op": "remove", "position": 0}], "reason": REORDERED}, None),
+        ("rounds/1/void/", {"reason": REORDERED}, None),
+        ("rounds/1/adjustments/", {"from": "table", "to": 0, "stones": 1, "reason": REORDERED}, None),
+        ("seats/4/substitutes/", {"name": "Fajar", "reason": REORDERED}, None),
+        ("undo/", {"reason": REORDERED}, "scorekeeper"),
+    ],
+)
+def test_a_reason_that_changes_its_own_direction_is_refused_and_nothing_changes(
+    table, suffix, body, field
+):
+    """Every reason of the API is shown as typed on every phone and in the audit trail: a
+    bidirectional embedding, override or isolate is 400 ``text_invalid`` (QA finding)."""
+    table.accept(table.play(0, "6-6"))
+    before = (table.state()["version"], table.events())
+    client = table.scorekeeper if field == "scorekeeper" else table.organiser
+
+    response = table.post(suffix, body, client=client)
+
+    assert response.status_code == 400, response.content
+    assert response.json()["errors"][0]["code"] == "text_invalid"
+    assert response.json()["errors"][0]["field"] == "reason"
+    assert (table.state()["version"], table.events()) == before

@@ -304,3 +304,14 @@ def test_a_substitute_from_a_disputed_round_on_leaves_its_dispute_R38(settled) -
     assert verification["status"] == "disputed"
     assert verification["resolution"] is None
     assert settled.state()["round"]["previous"]["verification"]["status"] == "disputed"
+
+
+@pytest.mark.parametrize("text", ["5-5\u202e went wrong", "\u2067sure\u2069"])
+def test_a_dispute_or_note_that_changes_its_own_direction_is_refused(settled, text) -> None:
+    """Shown on every phone: it must read as typed (QA finding)."""
+    response = verify(settled, "dispute", 2, {"reason": text})
+    assert (response.status_code, response.json()["code"]) == (400, "verification_reason_invalid")
+    assert verify(settled, "dispute", 2, {"reason": "5-5 went wrong"}).status_code == 200
+    response = resolve(settled, body={"note": text})
+    assert (response.status_code, response.json()["code"]) == (400, "verification_reason_invalid")
+    assert result_of(settled)["rounds"][0]["verification"]["status"] == "disputed"

@@ -244,6 +244,18 @@ def test_a_void_without_a_reason_is_refused_and_nothing_is_voided_r35(signed_in,
     assert not Event.objects.filter(game=played, kind="void").exists()
 
 
+def test_a_reason_that_changes_its_own_direction_is_refused_and_kept_in_the_form_r35(
+    signed_in, played
+):
+    """A reason is shown on every phone as typed: a right-to-left override is refused."""
+    reason = "tiles shown\u202e by Evi"
+    answer = signed_in.post(f"/games/{played.pk}/rounds/1/void/", form(played, reason=reason))
+
+    assert answer.status_code == 400
+    assert "change its direction" in answer.content.decode()
+    assert not Event.objects.filter(game=played, kind="void").exists()
+
+
 def test_the_organiser_adjusts_stones_after_a_round_r36(signed_in, played):
     answer = signed_in.post(
         f"/games/{played.pk}/rounds/1/adjust/",
