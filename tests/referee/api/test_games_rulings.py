@@ -457,9 +457,17 @@ REORDERED = "tiles shown\u202e by Evi"  # a right-to-left override: read on phon
 @pytest.mark.parametrize(
     ("suffix", "body", "field"),
     [
-        ("corrections/", {"changes": [{"op": "remove", "position": 0}], "reason": REORDERED}, None),
+        (
+            "corrections/",
+            {"changes": [{"op": "remove", "position": 0}], "reason": REORDERED},
+            None,
+        ),
         ("rounds/1/void/", {"reason": REORDERED}, None),
-        ("rounds/1/adjustments/", {"from": "table", "to": 0, "stones": 1, "reason": REORDERED}, None),
+        (
+            "rounds/1/adjustments/",
+            {"from": "table", "to": 0, "stones": 1, "reason": REORDERED},
+            None,
+        ),
         ("seats/4/substitutes/", {"name": "Fajar", "reason": REORDERED}, None),
         ("undo/", {"reason": REORDERED}, "scorekeeper"),
     ],
