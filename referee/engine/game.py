@@ -21,11 +21,16 @@ from referee.engine.errors import (
     ngettext_noop,
 )
 from referee.engine.moves import Move, Pass, Play
+from referee.engine.names import reorders_text
 from referee.engine.round import MoveReport, Round, _move_parts, check_seat
 from referee.engine.rules import DEFAULT_RULES, RuleSet
 from referee.engine.tiles import SEATS, Tile
 from scoring.core import settlement
 from scoring.core.ledger import TABLE, Ledger, Transfer
+
+# A ruling's reason is shown as typed on every phone (R35, R36): no bidirectional
+# embedding, override or isolate (``referee.engine.names.reorders_text``).
+_REORDERED = gettext_noop("a ruling's reason may not hold characters that change its direction")
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,6 +383,8 @@ class Game:
             raise RulingInvalid(gettext_noop("a void always carries its reason"), rule="R35").at(
                 round=number
             )
+        if reorders_text(reason):  # shown on every phone's banner: it must read as typed
+            raise RulingInvalid(_REORDERED, rule="R35").at(round=number)
         game_round = self.rounds[-1] if self.rounds else None
         if (
             game_round is None
@@ -522,6 +529,8 @@ def _adjustment(ledger: Ledger, data: object) -> Transfer:
         raise RulingInvalid(gettext_noop("an adjustment moves at least 1 stone"), rule="R36")
     if not isinstance(reason, str) or not reason.strip():
         raise RulingInvalid(gettext_noop("an adjustment always carries its reason"), rule="R36")
+    if reorders_text(reason):
+        raise RulingInvalid(_REORDERED, rule="R36")
     held = ledger.holding(source)
     if held < stones:
         if source == TABLE:

@@ -197,3 +197,22 @@ def test_a_round_with_only_a_declared_hand_may_be_voided_R35_R31():
 
     assert result["rounds"][-1]["void"] is True
     assert result["rounds"][-1]["after"]["stones"] == result["rounds"][-2]["after"]["stones"]
+
+
+@pytest.mark.parametrize("reason", ["dealt\u202e face up", "\u2066misdeal\u2069"])
+def test_a_rulings_reason_that_changes_its_own_direction_is_refused_R35_R36(reason):
+    """A ruling's reason is shown as typed on every phone's banner: an imported record
+    cannot carry one that reads reordered (the API's and pages' forms refuse it too)."""
+    voided = _record({(1, "void"): {"reason": reason}})
+    with pytest.raises(RefereeError) as refused:
+        replay_record(voided)
+    assert (refused.value.code, refused.value.rule) == ("ruling_invalid", "R35")
+
+    adjusted = _record({(1, "adjustments"): None})
+    adjustment = {"from": "table", "to": 2, "stones": 1, "reason": reason}
+    adjusted["rounds"][1]["adjustments"] = [adjustment]
+    with pytest.raises(RefereeError) as refused:
+        replay_record(adjusted)
+    assert (refused.value.code, refused.value.rule) == ("ruling_invalid", "R36")
+    adjusted["rounds"][1]["adjustments"][0]["reason"] = "a stone found"
+    replay_record(adjusted)  # the same ruling, readable, is taken
