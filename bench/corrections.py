@@ -32,8 +32,6 @@ import statistics
 import time
 from typing import Any
 
-from bench.load import rules_part
-
 ROUNDS = 40
 SEED_FROM = 73
 SEED_TRIES = 2000
@@ -118,6 +116,7 @@ def run(*, repeat: int, token: str, seed_from: int = SEED_FROM) -> dict[str, Any
 
     from referee import folding
     from referee.engine.records import Record, replay_record
+    from referee.verification import without_verification
     from scoring import services as league
     from scoring.lines import game_lines
     from scoring.models import SeatRound
@@ -180,7 +179,7 @@ def run(*, repeat: int, token: str, seed_from: int = SEED_FROM) -> dict[str, Any
 
     def check(kind: str, expected: dict[str, Any]) -> None:
         nonlocal rules
-        result = rules_part(client.get(f"{api}/{game}/result/").json())  # no verification
+        result = without_verification(client.get(f"{api}/{game}/result/").json())
         exported = client.get(f"{api}/{game}/record/").json()
         if result != replay_record(exported) or result != replay_record(expected):
             failures.append(f"{kind}: the result differs from the replay of the record")
