@@ -173,7 +173,9 @@ class Event(models.Model):
         ADJUSTMENT = "adjustment", _("adjustment")
         SUBSTITUTE = "substitute", _("substitute")
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    # No index of its own: (game, round_number) and the live positions' unique index both
+    # begin with it, and each index is one more write on every move.
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events", db_index=False)
     position = models.PositiveIntegerField()
     kind = models.CharField(max_length=16, choices=Kind.choices)
     payload = models.JSONField()
@@ -185,7 +187,12 @@ class Event(models.Model):
     # When it was first entered: an amendment's replacement keeps its original's (R37).
     created_at = models.DateTimeField(default=timezone.now)
     revoked_by = models.ForeignKey(
-        "Correction", null=True, blank=True, on_delete=models.PROTECT, related_name="revoked"
+        "Correction",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="revoked",
+        db_index=False,  # indexed where set only (``event_revoked_by``): a new event is live
     )
 
     class Meta:
@@ -197,7 +204,14 @@ class Event(models.Model):
                 name="event_one_live_per_position",
             ),
         ]
-        indexes = [models.Index(fields=["game", "round_number"])]
+        indexes = [
+            models.Index(fields=["game", "round_number"]),
+            models.Index(
+                fields=["revoked_by"],
+                condition=Q(revoked_by__isnull=False),
+                name="event_revoked_by",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.position} of {self.game_id}"
