@@ -559,6 +559,7 @@ def event_submit(
     actor: Actor,
     precondition: Precondition | None = None,
     idempotency: Idempotency | None = None,
+    seen: Game | None = None,
 ) -> Outcome:
     """Enter one event — a move (R7–R17), a declared hand (R31) or a reveal (R18, R33).
 
@@ -566,23 +567,41 @@ def event_submit(
     ``RefereeError`` (logged as a ``RefusedEvent``; nothing else changes),
     ``seat_not_allowed``, ``game_closed``, ``version_mismatch`` /
     ``precondition_failed`` and ``idempotency_key_reused``.
+
+    ``seen``: the game's row as this request already read it (its table token's join,
+    or the view's access check). An event that is accepted, ends no round and falls in
+    an open sitting is then stored by one compare-and-set statement against that row's
+    version (``_submit_at_version``), with no lock taken; anything else — a refusal, a
+    stale version or precondition, a round's end, a replayed key — takes the locked path
+    below, which decides it as if the fast path had not been tried.
     """
     if kind == "hand" and not actor.may_declare(payload.get("seat")):
         raise SeatNotAllowed(_hand_detail())
     actor.check_seat(payload.get("seat"))
     _check_probe_limit(actor, game_id)
+    folded: _Folded | None = None
+    if seen is not None:
+        fast = _submit_at_version(seen, kind, payload, actor, precondition, idempotency)
+        if isinstance(fast, tuple):
+            game, body = fast
+            return _after_event(game, actor, body)
+        folded = fast
     refused: RefereeError | None = None
     with transaction.atomic():
         game = _lock(game_id)
         if (replayed := _idempotent_replay(game, idempotency)) is not None:
             return replayed
         _check_open(game, precondition, actor)
-        current = store.current_round(game)
         try:
-            engine, effects = folding.fold(
-                rules_of(game), current.events_as_pairs(), snapshot=current.snapshot
-            )
-            effect = folding.apply_event(engine, kind, payload)
+            if folded is not None and folded.version == game.version:
+                # The fast path judged this event at this very version: no second fold.
+                current, engine, effects, effect = folded.as_tuple()
+            else:
+                current = store.current_round(game)
+                engine, effects = folding.fold(
+                    rules_of(game), current.events_as_pairs(), snapshot=current.snapshot
+                )
+                effect = folding.apply_event(engine, kind, payload)
         except RefereeError as error:
             refused = error.with_names(game.players)
             _refusal_log(game, kind, payload, error, actor)
@@ -625,6 +644,7 @@ def event_submit(
                     ),
                 ),
             )
+            assert event is not None  # under the lock, the write always applies
             events = [*current.events, event]
             if effect.settled:  # the league's stats of that round, in this transaction
                 signals.round_settled.send(
@@ -650,10 +670,132 @@ def event_submit(
             _remember(game, idempotency, 201, body)
     if refused is not None:
         raise refused
+    return _after_event(game, actor, body)
+
+
+def _after_event(game: Game, actor: Actor, body: dict[str, Any]) -> Outcome:
+    """An accepted event's answer, once committed: the hooks' turn (e.g. a computer seat
+    moves, R39), then the state as it stands after them."""
     if any([hook(game, actor) for hook in AFTER_EVENT_HOOKS]):  # e.g. a computer moved (R39)
         game.refresh_from_db()
         body = {**body, "state": game_state_for(game, viewer=actor.seat, viewer_label=actor.label)}
     return Outcome(201, body, headers=_etag(game))
+
+
+@dataclass(frozen=True)
+class _Folded:
+    """An event the fast path judged accepted at ``version`` but left to the locked path
+    (it settles a round or opens a sitting): the fold, reused if the version still holds."""
+
+    version: int
+    current: store.CurrentRound
+    engine: EngineGame
+    effects: list[folding.Effects]
+    effect: folding.Effects
+
+    def as_tuple(
+        self,
+    ) -> tuple[store.CurrentRound, EngineGame, list[folding.Effects], folding.Effects]:
+        return self.current, self.engine, self.effects, self.effect
+
+
+def _submit_at_version(
+    game: Game,
+    kind: str,
+    payload: dict[str, Any],
+    actor: Actor,
+    precondition: Precondition | None,
+    idempotency: Idempotency | None,
+) -> tuple[Game, dict[str, Any]] | _Folded | None:
+    """A move's fast path: fold, judge and store the event against ``game`` as read, with
+    no lock — one compare-and-set statement (``store.append_event`` with
+    ``expected_version``) that applies only if the game is still open at that version.
+
+    Returns the game (at its new version) and the answer's body once stored. Otherwise
+    the locked path decides, as if this had not been tried: with ``_Folded`` (its fold,
+    to reuse at the same version) when the event is accepted but settles a round (the
+    league writes its rows in the same transaction) or opens a sitting (R27); with
+    ``None`` when the game is closed or the precondition does not admit its version (the
+    locked path raises the error with the current state), the rules core refuses the
+    event (the locked path logs the refusal, R31 probes included), or another write came
+    first (the version moved, or the same ``Idempotency-Key`` was answered: the locked
+    path replays it). Never raises a ``RefereeError``; writes nothing unless it returns
+    the body.
+    """
+    state = state_of(game)
+    if game.status != Game.Status.OPEN or (
+        precondition is not None and not precondition.admits(game.version)
+    ):
+        return None
+    read_version = game.version
+    current = store.current_round(game)
+    try:
+        engine, effects = folding.fold(
+            rules_of(game), current.events_as_pairs(), snapshot=current.snapshot
+        )
+        effect = folding.apply_event(engine, kind, payload)
+    except RefereeError:
+        return None
+    if effect.settled or state.session is None or state.session_id is None:
+        return _Folded(read_version, current, engine, effects, effect)
+    snapshot = folding.advance_snapshot(engine, current.snapshot)
+    position = _next_position(game)
+    new = store.CachedEvent(position, kind, payload, effect.round, actor.label)
+    if snapshot["round"] == current.snapshot["round"] and all(
+        isinstance(e, store.CachedEvent) for e in current.events
+    ):
+        cached = (*current.events, new)  # the round goes on: its cache grows by one
+    else:
+        cached = tuple(
+            store.CachedEvent.of(e)
+            for e in [*current.events, new]
+            if e.round_number >= snapshot["round"]
+        )
+    answered: dict[str, Any] = {}
+
+    def answer(event: Event) -> store.Answer | None:
+        answered["body"] = body = {
+            "event": _event_dict(event, effect),
+            "effects": effect.to_dict(),
+            "state": game_state(
+                game,
+                engine,
+                [*current.events, event],
+                [*effects, effect],
+                viewer=actor.seat,
+                viewer_label=actor.label,
+                players=current.players,
+            ),
+        }
+        if idempotency is None:
+            return None
+        return store.Answer(f"game:{game.pk}", idempotency.key, idempotency.fingerprint, 201, body)
+
+    stored = store.append_event(
+        game,
+        position=position,
+        kind=kind,
+        payload=payload,
+        round_number=effect.round,
+        session_id=state.session_id,
+        entered_by=actor.label,
+        state=store.replace(
+            state,
+            snapshot=snapshot,
+            next_position=position + 1,
+            current=store.RoundCache(
+                version=read_version + 1,
+                round=snapshot["round"],
+                events=cached,
+                players=tuple(current.players),
+            ),
+        ),
+        expected_version=read_version,
+        answer=answer,
+    )
+    if stored is None:
+        return None
+    return game, answered["body"]
 
 
 def event_undo(

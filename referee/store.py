@@ -18,27 +18,37 @@ a move reads one row and writes one row:
 
 ``append_event`` stores an accepted event with the game's new version and state:
 one statement on PostgreSQL (a data-modifying ``WITH``), two elsewhere. The
-caller holds the game's row lock (``lock``) in the same transaction.
+caller holds the game's row lock (``lock``) in the same transaction — or, with
+``expected_version``, holds no lock: the write applies only if the game is still at
+the version the caller read and folded (a compare-and-set on ``Game.version``), and
+otherwise writes nothing and returns ``None``. That is a move's fast path
+(``referee.services.event_submit``): one read (the table token's, with its game) and
+this one statement, with the idempotent answer in the same statement. The
+compare-and-set compares versions only, so every write of ``Game.state`` happens in a
+transaction that moves ``version`` on (under the lock): a sitting, a correction, a
+verification, a computer seat's set-up at creation (before any phone can join).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from django.db import connection, models
+from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
 from referee import folding
 from referee.engine import RuleSet
-from referee.models import Event, Game, TableToken
+from referee.models import Event, Game, IdempotencyRecord, TableToken
 
 _M = TypeVar("_M", bound=models.Model)
 
 __all__ = [
+    "Answer",
     "CachedEvent",
     "CurrentRound",
     "GameState",
@@ -325,6 +335,40 @@ UPDATE {game} SET version = %s, state = %s::jsonb WHERE id = %s
 RETURNING (SELECT id FROM new_event)
 """
 
+# The fast path's compare-and-set: the game moves on only from ``expected_version`` (and
+# only while open); the event and the idempotent answer are inserted only if it did. One
+# statement, so one transaction even in autocommit; a second answer under the same
+# ``Idempotency-Key`` violates its unique constraint and aborts the whole statement.
+_APPEND_AT_VERSION_SQL = """
+WITH moved AS (
+    UPDATE {game} SET version = %s, state = %s::jsonb
+    WHERE id = %s AND version = %s AND status = %s
+    RETURNING id
+), new_event AS (
+    INSERT INTO {event} (game_id, position, kind, payload, round_number, session_id,
+                         entered_by, created_at, revoked_by_id)
+    SELECT id, %s, %s, %s::jsonb, %s, %s, %s, %s, NULL FROM moved
+    RETURNING id
+){remember}
+SELECT id FROM new_event
+"""
+
+_REMEMBER_SQL = """, remembered AS (
+    INSERT INTO {record} (scope, key, fingerprint, status_code, body, created_at)
+    SELECT %s, %s, %s, %s, %s::jsonb, %s FROM moved
+)"""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """An idempotent answer to store with the event: ``IdempotencyRecord``'s fields."""
+
+    scope: str
+    key: str
+    fingerprint: str
+    status_code: int
+    body: dict[str, Any]
+
 
 def append_event(
     game: Game,
@@ -336,12 +380,21 @@ def append_event(
     session_id: int | None,
     entered_by: str,
     state: GameState,
-) -> Event:
+    expected_version: int | None = None,
+    answer: Callable[[Event], Answer | None] | None = None,
+) -> Event | None:
     """Store an accepted event at ``position`` and the game at its next version and ``state``.
 
     ``state`` is the game's state after the event (its ``current`` cache, if any, made
-    for the next version). Returns the stored ``Event``. The caller holds the game's
-    lock (``lock``) in the current transaction.
+    for the next version). Returns the stored ``Event``.
+
+    Without ``expected_version`` the caller holds the game's lock (``lock``) in the
+    current transaction. With it, no lock: the write is a compare-and-set — the game
+    moves on only if it is still open at ``expected_version``; else nothing is written,
+    ``game`` is left as it was and the answer is ``None`` (the caller then takes the
+    locked path). ``answer(event)``, called once the game row holds the new version and
+    state, gives the idempotent answer to store in the same statement (``None``: none);
+    if its key was stored meanwhile, nothing is written either (``None``).
     """
     event = Event(
         game=game,
@@ -353,12 +406,27 @@ def append_event(
         entered_by=entered_by,
         created_at=timezone.now(),
     )
+    before = (game.version, game.state, getattr(game, _STATE_ATTRIBUTE, None))
     game.version += 1
     set_state(game, state)
+    remembered = answer(event) if answer is not None else None
+    if expected_version is None:
+        assert remembered is None, "the locked path stores its answer itself"
+        _append_locked(game, event)
+        return event
+    if _append_at_version(game, event, expected_version, remembered):
+        return event
+    game.version, game.state = before[0], before[1]
+    if before[2] is not None:
+        setattr(game, _STATE_ATTRIBUTE, before[2])
+    return None
+
+
+def _append_locked(game: Game, event: Event) -> None:
     if connection.vendor != "postgresql":
         event.save(force_insert=True)
         game.save(update_fields=["version", "state"])
-        return event
+        return
     sql = _APPEND_SQL.format(
         event=connection.ops.quote_name(Event._meta.db_table),
         game=connection.ops.quote_name(Game._meta.db_table),
@@ -368,12 +436,12 @@ def append_event(
             sql,
             [
                 game.pk,
-                position,
-                kind,
-                json.dumps(payload),
-                round_number,
-                session_id,
-                entered_by,
+                event.position,
+                event.kind,
+                json.dumps(event.payload),
+                event.round_number,
+                event.session_id,
+                event.entered_by,
                 event.created_at,
                 game.version,
                 json.dumps(game.state),
@@ -382,7 +450,83 @@ def append_event(
         )
         row = cursor.fetchone()
     assert row is not None  # the locked row exists
-    event.pk = row[0]
+    _stored(event, row[0])
+
+
+def _append_at_version(
+    game: Game, event: Event, expected_version: int, answer: Answer | None
+) -> bool:
+    """The compare-and-set write of ``append_event``: whether it was applied."""
+    if connection.vendor != "postgresql":
+        try:
+            with transaction.atomic():
+                moved = Game.objects.filter(
+                    pk=game.pk, version=expected_version, status=Game.Status.OPEN
+                ).update(version=game.version, state=game.state)
+                if not moved:
+                    return False
+                event.save(force_insert=True)
+                if answer is not None:
+                    IdempotencyRecord.objects.create(
+                        scope=answer.scope,
+                        key=answer.key,
+                        fingerprint=answer.fingerprint,
+                        status_code=answer.status_code,
+                        body=answer.body,
+                    )
+        except IntegrityError:  # the key was stored meanwhile: its retry replays it
+            return False
+        return True
+    quote = connection.ops.quote_name
+    params: list[Any] = [
+        game.version,
+        json.dumps(game.state),
+        game.pk,
+        expected_version,
+        Game.Status.OPEN.value,
+        event.position,
+        event.kind,
+        json.dumps(event.payload),
+        event.round_number,
+        event.session_id,
+        event.entered_by,
+        event.created_at,
+    ]
+    remember = ""
+    if answer is not None:
+        remember = _REMEMBER_SQL.format(record=quote(IdempotencyRecord._meta.db_table))
+        params += [
+            answer.scope,
+            answer.key,
+            answer.fingerprint,
+            answer.status_code,
+            json.dumps(answer.body),
+            event.created_at,
+        ]
+    sql = _APPEND_AT_VERSION_SQL.format(
+        game=quote(Game._meta.db_table), event=quote(Event._meta.db_table), remember=remember
+    )
+    try:
+        # In a transaction (a test's, a caller's) a savepoint keeps a refused key's error
+        # from aborting it; in autocommit the one statement is its own transaction.
+        with transaction.atomic() if connection.in_atomic_block else _no_block():
+            with connection.cursor() as cursor:
+                cursor.execute(sql, params)
+                row = cursor.fetchone()
+    except IntegrityError:  # the key was stored meanwhile: its retry replays it
+        return False
+    if row is None:  # the game moved on (or closed) since it was read
+        return False
+    _stored(event, row[0])
+    return True
+
+
+@contextmanager
+def _no_block() -> Iterator[None]:
+    yield
+
+
+def _stored(event: Event, pk: int) -> None:
+    event.pk = pk
     event._state.adding = False
     event._state.db = connection.alias
-    return event

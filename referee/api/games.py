@@ -473,6 +473,7 @@ class _EventView(GameMixin, APIView):
             actor=actor_of(request),
             precondition=_precondition(request, data),
             idempotency=_idempotency(request),
+            seen=game,
         )
         return _render(outcome)
 

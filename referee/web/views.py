@@ -297,6 +297,7 @@ def _submit(
             actor=Actor(token=token),
             precondition=_precondition(request, data),
             idempotency=_idempotency(request, data, {"kind": kind, "payload": payload}),
+            seen=token.game,  # read with the token: the fast path writes against it
         )
     except (RefereeError, ServiceError) as error:
         flash, status = _refusal(error, token, _tap_text(token, kind, payload))

@@ -137,6 +137,54 @@ def test_racing_retries_with_one_idempotency_key_all_get_the_first_answer(game):
     assert game.version == 1
 
 
+def test_racing_phones_in_the_middle_of_a_round_get_the_move_accepted_once(game):
+    """After the lead the sitting is open: each phone's move takes the fast path, one
+    compare-and-set against the version its token read; the losers' sets fail and the
+    locked path refuses the same move again (R7), once each."""
+    lead = {"seat": 2, "tile": "6-6"}
+    assert phone(join(game)).post(moves_url(game), lead, format="json").status_code == 201
+    keys = [join(game) for _ in range(PHONES)]
+    second = {"seat": 3, "tile": "5-6"}
+
+    responses = run_together(
+        PHONES, lambda i, _: phone(keys[i]).post(moves_url(game), second, format="json")
+    )
+
+    statuses = Counter(r.status_code for r in responses)
+    assert statuses == {201: 1, 422: PHONES - 1}
+    assert {r.json()["code"] for r in responses if r.status_code == 422} <= {
+        "not_your_turn",
+        "tile_already_played",
+    }
+    stored = list(Event.objects.filter(game=game).order_by("position"))
+    assert [(e.position, e.payload) for e in stored] == [(0, lead), (1, second)]
+    assert RefusedEvent.objects.filter(game=game).count() == PHONES - 1
+    game.refresh_from_db()
+    assert game.version == 2
+
+
+def test_racing_retries_in_the_middle_of_a_round_all_get_the_first_answer(game):
+    key = join(game, seat=3)
+    lead = {"seat": 2, "tile": "6-6"}
+    assert phone(join(game)).post(moves_url(game), lead, format="json").status_code == 201
+    second = {"seat": 3, "tile": "5-6"}
+
+    responses = run_together(
+        PHONES,
+        lambda *_: phone(key).post(
+            moves_url(game), second, format="json", HTTP_IDEMPOTENCY_KEY="tap-2"
+        ),
+    )
+
+    assert [r.status_code for r in responses] == [201] * PHONES
+    bodies = [r.json() for r in responses]
+    assert all(body == bodies[0] for body in bodies)
+    assert sum(r.headers.get("Idempotent-Replayed") == "true" for r in responses) == PHONES - 1
+    assert Event.objects.filter(game=game).count() == 2
+    assert IdempotencyRecord.objects.filter(key="tap-2").count() == 1
+    assert not RefusedEvent.objects.filter(game=game).exists()
+
+
 def test_five_seats_racing_to_lead_the_first_round_get_one_lead(game):
     # R5: the game's first lead is the highest double; any seat holding it may lead.
     keys = [join(game, seat=seat) for seat in range(5)]

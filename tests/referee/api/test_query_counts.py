@@ -24,15 +24,20 @@ from tests.referee.conftest import without_verification
 pytestmark = pytest.mark.django_db
 
 SCENARIO = "g101_generated_40_rounds"
-# Table token (with its game); then, in the service's transaction (a savepoint and its
-# release inside the test's own): the game locked (its row caches the round's events, the
-# seats' names and the open sitting: ``referee.store``), the event inserted and the game
-# updated in one statement. The first event of a sitting also looks for an open one,
-# counts the sittings and opens one (R27).
-MOVE_QUERIES = 5
-FIRST_MOVE_QUERIES = MOVE_QUERIES + 3
-# The move that ends a round also rewrites the league's rows for that round (scoring).
-ROUND_END_QUERIES = MOVE_QUERIES + 3
+# A move in the middle of a round, in production (autocommit): the table token with its game
+# (whose row caches the round's events, the seats' names and the open sitting:
+# ``referee.store``), then one compare-and-set statement that moves the game on from the
+# version read, inserts the event and, with an Idempotency-Key, its answer (no lock).
+FAST_MOVE_QUERIES = 2
+# Inside a test's transaction the compare-and-set runs in a savepoint (and its release),
+# so that a refused key cannot abort the caller's transaction.
+MOVE_QUERIES = FAST_MOVE_QUERIES + 2
+# The first event of a sitting takes the locked path (R27): the token, a savepoint, the game
+# locked, the sitting looked for, counted and opened, the event stored, the release.
+FIRST_MOVE_QUERIES = 8
+# The move that ends a round takes the locked path too (token, savepoint, lock, the event,
+# release) and writes the league's rows for that round (scoring).
+ROUND_END_QUERIES = 8
 # Table token (with its game, whose row caches the round's events and the seats' names).
 STATE_QUERIES = 1
 
@@ -129,3 +134,30 @@ def test_the_state_costs_as_many_queries_at_round_40_as_at_round_1(
     client = phone(long_game)
     with django_assert_num_queries(STATE_QUERIES):
         assert client.get(f"/api/v1/games/{long_game.pk}/").status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_move_in_production_is_one_read_and_one_write(scenario):
+    """Outside any transaction (as the server runs), a move in the middle of a round costs
+    two statements: the token with its game, and the compare-and-set (no BEGIN, no lock)."""
+    game = services.game_create(players=scenario["record"]["players"])
+    client = phone(game)
+    url = f"/api/v1/games/{game.pk}/moves/"
+    lead, second, third = scenario["record"]["rounds"][0]["moves"][:3]
+    assert client.post(url, lead, format="json").status_code == 201  # opens the sitting
+
+    with CaptureQueriesContext(connection) as queries:
+        assert client.post(url, second, format="json").status_code == 201
+    with CaptureQueriesContext(connection) as keyed:
+        response = client.post(url, third, format="json", HTTP_IDEMPOTENCY_KEY="tap-3")
+        assert response.status_code == 201
+
+    assert len(queries) == FAST_MOVE_QUERIES, [q["sql"][:80] for q in queries]
+    assert len(keyed) == FAST_MOVE_QUERIES, [q["sql"][:80] for q in keyed]
+    assert "FOR UPDATE" not in " ".join(q["sql"] for q in queries)
+    # The answer was stored with the event: the retry replays it, and adds nothing.
+    retry = client.post(url, third, format="json", HTTP_IDEMPOTENCY_KEY="tap-3")
+    assert retry.status_code == 201
+    assert retry.headers["Idempotent-Replayed"] == "true"
+    assert retry.json() == response.json()
+    assert game.events.count() == 3

@@ -1,0 +1,183 @@
+"""A move's fast path (``services.event_submit`` with ``seen``): one compare-and-set, no lock.
+
+The fast path stores an accepted event against the game row the request already read
+(its table token's), only if the game is still at that version. Whenever it cannot — the
+version moved, the key was answered, the rules core refuses, the round settles, a sitting
+opens — the locked path decides exactly as if it had not been tried. These tests pin each
+of those hand-overs, and that nothing is stored twice or lost (R7–R17, R27, R31).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from unittest import mock
+
+import pytest
+
+from referee import folding, services
+from referee.engine import RefereeError
+from referee.exceptions import GameClosed
+from referee.models import Event, Game, IdempotencyRecord, RefusedEvent, TableToken, hash_token
+from referee.store import live_token, state_of
+
+pytestmark = pytest.mark.django_db
+
+RECORD = "01_plain_finish"
+
+
+@pytest.fixture
+def moves(load_scenario) -> list[dict[str, Any]]:
+    return list(load_scenario(RECORD)["record"]["rounds"][0]["moves"])
+
+
+@pytest.fixture
+def table(load_scenario) -> tuple[Game, TableToken]:
+    game = services.game_create(players=load_scenario(RECORD)["record"]["players"])
+    key, _ = services.table_join(join_code=game.join_code)
+    token = live_token_of(key)
+    return game, token
+
+
+def live_token_of(key: str) -> TableToken:
+    token = live_token(hash_token(key))
+    assert token is not None
+    return token
+
+
+def submit(token: TableToken, move: dict[str, Any], **kwargs: Any) -> services.Outcome:
+    """Submit as the API does: with the row the token's query read (``seen``)."""
+    return services.event_submit(
+        game_id=token.game_id,
+        kind="move",
+        payload=move,
+        actor=services.Actor(token=token),
+        seen=token.game,
+        **kwargs,
+    )
+
+
+def reread(token: TableToken) -> TableToken:
+    fresh = live_token(token.key_hash)
+    assert fresh is not None
+    return fresh
+
+
+def test_a_move_in_an_open_sitting_is_stored_without_the_lock(table, moves):
+    game, token = table
+    submit(token, moves[0])  # the first event opens the sitting (locked path, R27)
+    token = reread(token)
+
+    with mock.patch("referee.services._lock", side_effect=AssertionError("locked")):
+        outcome = submit(token, moves[1])
+
+    assert outcome.status == 201
+    assert outcome.body["event"]["position"] == 1
+    assert outcome.headers["ETag"] == f'"{outcome.body["state"]["version"]}"'
+    stored = Game.objects.get(pk=game.pk)
+    assert stored.version == outcome.body["state"]["version"]
+    assert [e.position for e in stored.events.order_by("position")] == [0, 1]
+    # The row's cache holds the round as the tables do, for the new version.
+    assert state_of(stored).current is not None
+    assert state_of(stored).current.version == stored.version
+    assert [e.position for e in state_of(stored).current.events] == [0, 1]
+
+
+def test_a_stale_row_hands_over_to_the_lock_and_is_judged_on_the_current_game(table, moves):
+    """Two phones read version v; the first stores its move; the second's compare-and-set
+    finds v gone and the locked path judges its move against the game as it is now."""
+    _, token = table
+    submit(token, moves[0])
+    first, second = reread(token), reread(token)  # both read the same version
+    submit(first, moves[1])
+
+    outcome = submit(second, moves[2])  # legal after moves[1]: accepted under the lock
+
+    assert outcome.status == 201
+    assert outcome.body["event"]["position"] == 2
+    events = Event.objects.filter(game_id=token.game_id).order_by("position")
+    assert [e.payload for e in events] == moves[:3]
+
+
+def test_a_stale_row_never_stores_a_move_the_current_game_refuses(table, moves):
+    _, token = table
+    submit(token, moves[0])
+    first, second = reread(token), reread(token)
+    submit(first, moves[1])
+
+    with pytest.raises(RefereeError):  # the same move again: no longer that seat's turn
+        submit(second, moves[1])
+
+    assert Event.objects.filter(game_id=token.game_id).count() == 2
+    assert RefusedEvent.objects.filter(game_id=token.game_id).count() == 1
+
+
+def test_a_refused_move_is_logged_once_by_the_locked_path(table, moves):
+    _, token = table
+    submit(token, moves[0])
+    token = reread(token)
+    wrong = {**moves[2]}  # not this seat's turn yet (R7)
+
+    with pytest.raises(RefereeError) as refused:
+        submit(token, wrong)
+
+    assert refused.value.rule is not None
+    assert RefusedEvent.objects.filter(game_id=token.game_id).count() == 1
+    assert Event.objects.filter(game_id=token.game_id).count() == 1
+
+
+def test_a_retried_key_replays_even_when_the_retry_read_the_new_version(table, moves):
+    """The retry reads the game after the first answer was stored: its compare-and-set
+    would apply, but the key's unique row makes the whole statement fail, and the locked
+    path replays the stored answer."""
+    _, token = table
+    submit(token, moves[0])
+    key = services.Idempotency("tap-1", services.Idempotency.fingerprint_of("POST", "/m", 1))
+    token = reread(token)
+    first = submit(token, moves[1], idempotency=key)
+
+    retry = submit(reread(token), moves[1], idempotency=key)
+
+    assert retry.replayed
+    assert retry.body == first.body
+    assert Event.objects.filter(game_id=token.game_id).count() == 2
+    assert IdempotencyRecord.objects.filter(key="tap-1").count() == 1
+
+
+def test_a_key_answered_meanwhile_is_not_stored_twice_by_a_stale_row(table, moves):
+    _, token = table
+    submit(token, moves[0])
+    key = services.Idempotency("tap-2", services.Idempotency.fingerprint_of("POST", "/m", 2))
+    stale = reread(token)
+    first = submit(reread(token), moves[1], idempotency=key)
+
+    retry = submit(stale, moves[1], idempotency=key)
+
+    assert retry.replayed
+    assert retry.body == first.body
+    assert Event.objects.filter(game_id=token.game_id).count() == 2
+
+
+def test_a_closed_game_is_refused_by_the_locked_path(table, moves):
+    _, token = table
+    submit(token, moves[0])
+    stale = reread(token)
+    Game.objects.filter(pk=token.game_id).update(status=Game.Status.CLOSED, version=99)
+
+    with pytest.raises(GameClosed):
+        submit(stale, moves[1])
+    assert Event.objects.filter(game_id=token.game_id).count() == 1
+
+
+def test_the_move_that_settles_a_round_is_folded_once(table, moves):
+    """A round's last move is accepted by the fast path's fold, then stored under the lock
+    (the league writes its rows in the same transaction) without folding it again."""
+    _, token = table
+    for move in moves[:-1]:
+        submit(reread(token), move)
+    real_fold = folding.fold
+    with mock.patch("referee.services.folding.fold", side_effect=real_fold) as fold:
+        outcome = submit(reread(token), moves[-1])
+
+    assert outcome.body["effects"]["settled"] is True
+    assert fold.call_count == 1
+    assert Event.objects.filter(game_id=token.game_id).count() == len(moves)
