@@ -15,7 +15,7 @@ STAMP := $(VENV)/.installed
 PYTHON_BOOT := $(shell for p in python3.11 python3; do \
 	$$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: run dev demo test test-core bench bench-ladder bench-league bench-corrections lint schema schema-check install clean \
+.PHONY: run dev demo test test-core bench bench-ladder bench-league bench-corrections bench-load lint schema schema-check install clean \
 	messages makemessages screenshots clients clients-check
 
 install: $(STAMP)
@@ -55,6 +55,11 @@ bench-ladder: $(VENV)/.installed-bench
 # The league reads alone (BENCH_LEAGUE_SIZES=1000,10000,100000), printed; BENCHMARKS.md untouched.
 bench-league: $(VENV)/.installed-bench
 	scripts/with-postgres $(PY) -m bench --league
+
+# The live load alone (moves against the baseline at BENCH_TABLES, then the open loop unless
+# BENCH_OPEN_TABLES=0), printed with its ratios; BENCHMARKS.md untouched.
+bench-load: $(VENV)/.installed-bench
+	scripts/with-postgres $(PY) -m bench --load
 
 # Corrections of round 1 of a 40-round game alone (R35–R37), into BENCHMARKS.md/.json of the
 # last run (BENCH_CORRECTIONS_REPEAT=10 times each way; BENCH_DATABASE to use another database).

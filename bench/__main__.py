@@ -22,6 +22,9 @@ into the saved measurements of the last full run. ``python -m bench --league``
 ``BENCH_LEAGUE_OUTPUT``, also as JSON there); BENCHMARKS.md is left as it is.
 ``python -m bench --corrections`` (``make bench-corrections``) runs the corrections
 alone, on its own database, into the saved measurements of the last full run.
+``python -m bench --load`` (``make bench-load``) runs the live load alone (sections 1–2:
+the moves against the baseline at ``BENCH_TABLES``, then the open loop unless
+``BENCH_OPEN_TABLES=0``) on its own database and prints it; BENCHMARKS.md is left as it is.
 The exit status is 1 when a check fails (an error, a result that differs from
 the replay, growth worse than linear, query counts that grow), 0 otherwise.
 """
@@ -447,8 +450,44 @@ def corrections_alone(config: Config) -> int:
     return 1 if failed else 0
 
 
+def load_alone(config: Config) -> int:
+    """``--load``: the live load alone (moves, baseline, open loop), printed with its ratios."""
+    with (
+        tempfile.TemporaryDirectory(prefix="domeng-bench-") as tmp_name,
+        bench_database(config.database) as database_url,
+    ):
+        env = server_env(config, database_url)
+        os.environ.update(env)
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+        from django.db import connections
+
+        from referee.management.commands.demo import create_organiser
+
+        call_command("migrate", verbosity=0)
+        token = create_organiser("bench-organiser")
+        connections.close_all()  # the server's workers get their own
+        results = run_load(config, env, token, Path(tmp_name))
+    for row in results["load"]:
+        moves, baseline = row["moves"], row["baseline"]
+        say(
+            f"{moves['tables']:>4} tables: ratio {row['ratio']:.2f}x (throughput), "
+            f"{row['cpu_ratio']:.2f}x (server CPU ms a request: {moves['workers_cpu_ms']:.2f} + "
+            f"{moves['postgres_cpu_ms']:.2f} PG vs {baseline['workers_cpu_ms']:.2f} + "
+            f"{baseline['postgres_cpu_ms']:.2f} PG)"
+        )
+    failed = [what for what, ok in report.checks(results) if not ok]
+    for what in failed:
+        say(f"FAILED: {what}")
+    return 1 if failed else 0
+
+
 def main() -> int:
     config = Config.from_env()
+    if sys.argv[1:] == ["--load"]:
+        return load_alone(config)
     if sys.argv[1:] == ["--league"]:
         return run_league_alone(config)
     if sys.argv[1:] == ["--corrections"]:
