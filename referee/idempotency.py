@@ -61,7 +61,8 @@ class Idempotency(Generic[Result]):
         return hashlib.sha256(raw.encode()).hexdigest()
 
 
-def _scope(game: Game) -> str:
+def scope_of(game: Game) -> str:
+    """The scope of ``game``'s keys in ``IdempotencyRecord.scope``: ``game:<id>``."""
     return f"game:{game.pk}"
 
 
@@ -74,7 +75,7 @@ def replay_of(game: Game, idempotency: Idempotency[Any] | None) -> Replay | None
     """
     if idempotency is None:
         return None
-    stored = IdempotencyRecord.objects.filter(scope=_scope(game), key=idempotency.key).first()
+    stored = IdempotencyRecord.objects.filter(scope=scope_of(game), key=idempotency.key).first()
     if stored is None:
         return None
     if stored.fingerprint != idempotency.fingerprint:
@@ -94,7 +95,7 @@ def remember(game: Game, idempotency: Idempotency[Result] | None, result: Result
     try:
         with transaction.atomic():
             IdempotencyRecord.objects.create(
-                scope=_scope(game),
+                scope=scope_of(game),
                 key=idempotency.key,
                 fingerprint=idempotency.fingerprint,
                 status_code=status,
