@@ -48,7 +48,7 @@ from referee.exceptions import (
     ServiceError,
     VersionMismatch,
 )
-from referee.idempotency import Idempotency, Replay
+from referee.idempotency import Idempotency, Rendered, Replay
 from referee.models import Game, Seat, TableToken
 from referee.selectors import game_state_for
 from referee.store import rules_of, set_state, state_of
@@ -231,7 +231,7 @@ def computer_turns_play(*, game_id: Any, lead_seat: int | None = None) -> int:
     return played
 
 
-def _stored(submitted: services.Submitted) -> tuple[int, dict[str, Any]]:
+def _stored(submitted: services.Submitted) -> Rendered:
     """What the idempotency store keeps of a computer's move: the event's position. Only
     this loop sends a ``computer:…`` key, and it needs no more than that the move is in."""
     return 201, {"event": {"position": submitted.event.position}}
