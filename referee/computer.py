@@ -48,6 +48,7 @@ from referee.exceptions import (
     ServiceError,
     VersionMismatch,
 )
+from referee.idempotency import Idempotency, Rendered, Replay
 from referee.models import Game, Seat, TableToken
 from referee.selectors import game_state_for
 from referee.store import rules_of, set_state, state_of
@@ -156,11 +157,11 @@ def computer_hand_declare(
     tiles: Any,
     actor: services.Actor,
     precondition: services.Precondition | None = None,
-    idempotency: services.Idempotency | None = None,
-) -> services.Outcome:
+    idempotency: Idempotency[services.Submitted] | None = None,
+) -> services.Submitted | Replay:
     """The organiser enters the five tiles dealt to computer seat ``seat`` (R31, R39).
 
-    As ``services.event_submit`` of a hand (its errors: the rules core's, and
+    As ``services.event_submit`` of a hand (its result, its errors: the rules core's, and
     ``version_mismatch`` …); ``seat_not_computer`` (409) for a person's seat and
     ``seat_not_allowed`` (403) for a phone. The answer's state shows no hand; the
     computer moves at once if it is its turn.
@@ -218,15 +219,22 @@ def computer_turns_play(*, game_id: Any, lead_seat: int | None = None) -> int:
                 payload=payload,
                 actor=ComputerActor(computer_seat=move.seat, strategy=strategy),
                 precondition=services.Precondition(game.version),
-                idempotency=services.Idempotency(
+                idempotency=Idempotency(
                     f"computer:{game.version}",
-                    services.Idempotency.fingerprint_of("computer", str(game_id), payload),
+                    Idempotency.fingerprint_of("computer", str(game_id), payload),
+                    _stored,
                 ),
             )
         except VersionMismatch:
             continue  # another request wrote first: look at the table again
         played += 1
     return played
+
+
+def _stored(submitted: services.Submitted) -> Rendered:
+    """What the idempotency store keeps of a computer's move: the event's position. Only
+    this loop sends a ``computer:…`` key, and it needs no more than that the move is in."""
+    return 201, {"event": {"position": submitted.event.position}}
 
 
 def after_event(game: Game, actor: services.Actor) -> bool:

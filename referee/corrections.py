@@ -31,27 +31,22 @@ from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
 from referee.engine.records import Record, replay
 from referee.engine.round import check_seat
 from referee.exceptions import EventNotAmendable, OrganiserOnly, SeatNotAllowed
+from referee.idempotency import Idempotency, Replay, remember, replay_of
 from referee.league import league
 from referee.models import Correction, Event, Game, Seat, TableAlert
 from referee.selectors import game_state_for
 from referee.services import (
     Actor,
-    Idempotency,
-    Outcome,
     Precondition,
     _check_open,
     _check_probe_limit,
     _count_probe,
     _declared_seats,
-    _etag,
-    _event_dict,
     _hand_change_detail,
     _hand_detail,
-    _idempotent_replay,
     _lock,
     _may_correct_hand,
     _refusal_log,
-    _remember,
 )
 from referee.store import rules_of, set_state, state_of
 from referee.verification import verifications_refresh
@@ -86,6 +81,22 @@ class Change:
 
 
 @dataclass(frozen=True)
+class Corrected:
+    """What a correction of the game did (R35–R38): an amendment, a batch of changes, a
+    void, an adjustment, a substitute, a re-seating or a whole corrected record.
+
+    ``game``: the game row, at a new version when something changed; ``correction``: the
+    stored ``Correction`` (kind, author, time, reason, ``changes``, the events it revoked
+    and its replacement), or ``None`` when the correction changed nothing and nothing was
+    stored; ``state``: the game's state as the one who corrected it sees it.
+    """
+
+    game: Game
+    correction: Correction | None
+    state: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class _Slot:
     """An event of the corrected game: a live event kept or amended, or a new one."""
 
@@ -109,16 +120,17 @@ def events_correct(
     actor: Actor,
     reason: str = "",
     precondition: Precondition | None = None,
-    idempotency: Idempotency | None = None,
+    idempotency: Idempotency[Corrected] | None = None,
     kind: str = Correction.Kind.CORRECT,
-) -> Outcome:
+) -> Corrected | Replay:
     """Amend, insert or remove any events of any rounds as one correction (R37).
 
-    Organisers only. Returns 200 ``{"correction", "state"}``; a correction
-    that changes nothing returns ``{"correction": null, "state"}`` and stores
-    nothing. Raises the first ``RefereeError`` of the corrected game's replay
-    (logged as refused; nothing changes), ``event_not_amendable`` (409) for a
-    position that is not a live event, ``organiser_only`` (403),
+    Organisers only. Returns the stored correction (``Corrected``); a correction
+    that changes nothing stores nothing (its ``correction`` is ``None``); the stored
+    answer when ``idempotency``'s key was seen (``Replay``). Raises the first
+    ``RefereeError`` of the corrected game's replay (logged as refused; nothing
+    changes), ``event_not_amendable`` (409) for a position that is not a live event,
+    ``organiser_only`` (403),
     ``game_closed``, ``version_mismatch`` / ``precondition_failed`` and
     ``idempotency_key_reused``.
     """
@@ -142,8 +154,8 @@ def event_amend_any(
     actor: Actor,
     reason: str = "",
     precondition: Precondition | None = None,
-    idempotency: Idempotency | None = None,
-) -> Outcome:
+    idempotency: Idempotency[Corrected] | None = None,
+) -> Corrected | Replay:
     """Amend one event (``PUT …/events/{position}/``), as ``events_correct`` judges it.
 
     A phone (table token) amends only an event of the current round, and a
@@ -188,8 +200,8 @@ def round_void(
     reason: str,
     actor: Actor,
     precondition: Precondition | None = None,
-    idempotency: Idempotency | None = None,
-) -> Outcome:
+    idempotency: Idempotency[Corrected] | None = None,
+) -> Corrected | Replay:
     """Void round ``round`` with the organiser's reason (R35): its events are kept as
     entered but not judged, it moves no stone, and the next round is led as it
     should have been. The later rounds are judged again (R37)."""
@@ -218,8 +230,8 @@ def round_adjust(
     reason: str,
     actor: Actor,
     precondition: Precondition | None = None,
-    idempotency: Idempotency | None = None,
-) -> Outcome:
+    idempotency: Idempotency[Corrected] | None = None,
+) -> Corrected | Replay:
     """Move ``stones`` from ``source`` to ``to`` (``"table"`` or a seat 0–4) after round
     ``round``'s awards, with the organiser's reason (R36). Raises ``ruling_invalid``
     (R36) for a giver holding fewer, from = to, a round in play or waiting for reveals."""
@@ -249,8 +261,8 @@ def seat_substitute(
     actor: Actor,
     reason: str = "",
     precondition: Precondition | None = None,
-    idempotency: Idempotency | None = None,
-) -> Outcome:
+    idempotency: Idempotency[Corrected] | None = None,
+) -> Corrected | Replay:
     """From round ``round`` on (default: the round in play, else the next), seat ``seat``
     is sat by ``name`` or by the club's ``player`` (R38): only the name changes.
 
@@ -298,7 +310,7 @@ def seat_rename(
     allow_elsewhere: bool = False,
     actor: Actor,
     reason: str = "",
-) -> Outcome:
+) -> Corrected:
     """Re-seat: who sat seat ``seat`` from the game's start is ``name`` or the club's
     ``player`` (R38), e.g. a misspelt guest or a guest identified later. Everything
     that shows the name follows; the league credits the seat's rounds to them
@@ -309,9 +321,7 @@ def seat_rename(
     row = Seat.objects.get(game=game, number=check_seat(seat))
     entry_name, player_id = _seat_entry(game, name, player, allow_elsewhere, seat=row.number)
     if row.name == entry_name and row.player_id == player_id:
-        return Outcome(
-            200, {"correction": None, "state": game_state_for(game)}, headers=_etag(game)
-        )
+        return Corrected(game, None, game_state_for(game))
     change = {
         "op": "seat",
         "seat": seat,
@@ -331,11 +341,10 @@ def seat_rename(
     game.version += 1
     game.save(update_fields=["version"])
     signals.rounds_changed.send(Game, game=game, engine=None, played_at=None)
-    body = {"correction": correction_dict(correction), "state": game_state_for(game)}
-    return Outcome(200, body, headers=_etag(game))
+    return Corrected(game, correction, game_state_for(game))
 
 
-def game_replace(*, game_id: Any, record: Any, actor: Actor, reason: str = "") -> Outcome:
+def game_replace(*, game_id: Any, record: Any, actor: Actor, reason: str = "") -> Corrected:
     """Replace a stored game's events by a corrected record of it (R37), audited.
 
     The record's events are matched with the stored ones: those unchanged keep
@@ -359,7 +368,7 @@ def game_replace(*, game_id: Any, record: Any, actor: Actor, reason: str = "") -
         wanted = folding.record_entries(parsed.rounds)
         return _match(slots, wanted)
 
-    return _correct(
+    corrected = _correct(
         game_id=game_id,
         edit=edit,
         actor=actor,
@@ -368,6 +377,8 @@ def game_replace(*, game_id: Any, record: Any, actor: Actor, reason: str = "") -
         idempotency=None,
         kind=Correction.Kind.REPLACE,
     )
+    assert isinstance(corrected, Corrected)  # no key: never a replay
+    return corrected
 
 
 # -- the correction itself -----------------------------------------------------------------
@@ -380,14 +391,14 @@ def _correct(
     actor: Actor,
     reason: str,
     precondition: Precondition | None,
-    idempotency: Idempotency | None,
+    idempotency: Idempotency[Corrected] | None,
     kind: str,
-) -> Outcome:
+) -> Corrected | Replay:
     """Lock the game, ``edit`` its live events, judge the result as a replay and store it."""
     refused: RefereeError | None = None
     with transaction.atomic():
         game = _lock(game_id)
-        if (replayed := _idempotent_replay(game, idempotency)) is not None:
+        if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
         _check_open(game, precondition, actor)
         if actor.token is None:  # an organiser's corrections may probe declared hands (R31)
@@ -396,12 +407,10 @@ def _correct(
         before = [_Slot(e.kind, e.payload, e.round_number, e) for e in live]
         after = edit(game, list(before))
         if _same(before, after):
-            body = {
-                "correction": None,
-                "state": game_state_for(game, viewer=actor.seat, viewer_label=actor.label),
-            }
-            _remember(game, idempotency, 200, body)
-            return Outcome(200, body, headers=_etag(game))
+            state = game_state_for(game, viewer=actor.seat, viewer_label=actor.label)
+            corrected = Corrected(game, None, state)
+            remember(game, idempotency, corrected)
+            return corrected
         try:
             engine = _judge(game, after)
         except RefereeError as error:
@@ -428,14 +437,12 @@ def _correct(
                 Game, game=game, engine=engine, played_at=None, settled_at=_settled_at(after, now)
             )
             verifications_refresh(game=game, actor=actor)  # resolves or resets (issue 11)
-            body = {
-                "correction": correction_dict(correction),
-                "state": game_state_for(game, viewer=actor.seat, viewer_label=actor.label),
-            }
-            _remember(game, idempotency, 200, body)
+            state = game_state_for(game, viewer=actor.seat, viewer_label=actor.label)
+            corrected = Corrected(game, correction, state)
+            remember(game, idempotency, corrected)
     if refused is not None:
         raise refused
-    return Outcome(200, body, headers=_etag(game))
+    return corrected
 
 
 def _check_organiser(actor: Actor) -> None:
@@ -739,20 +746,6 @@ def _seat_entry(
             raise RecordInvalid(gettext_noop("a seat is sat by a non-empty name"), rule="R38")
         return name.strip(), None
     return league().occupant(game=game, player=player, allow_elsewhere=allow_elsewhere, seat=seat)
-
-
-def correction_dict(correction: Correction) -> dict[str, Any]:
-    """A correction as the API shows it: kind, author, time, reason and its changes."""
-    return {
-        "id": correction.pk,
-        "kind": correction.kind,
-        "entered_by": correction.entered_by,
-        "created_at": correction.created_at.isoformat(),
-        "reason": correction.reason,
-        "changes": redacted(correction.changes),
-        "replaced": [_event_dict(e) for e in correction.revoked.order_by("position")],
-        "replacement": _event_dict(correction.replacement) if correction.replacement else None,
-    }
 
 
 def redacted(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -3,24 +3,28 @@
 Each service locks the game row (``SELECT … FOR UPDATE`` on PostgreSQL),
 checks the client's version and ``Idempotency-Key``, folds the new event
 through the rules core and stores it — the event, the refused attempt, the
-cached fold and the idempotent response all in one transaction.
+cached fold and the idempotent answer all in one transaction.
+
+Services take and return domain values and know nothing of HTTP: a write returns
+what it stored and caused (``Submitted``, ``Undone``, ``SessionChanged``, …) or,
+for a retried ``Idempotency-Key``, the answer stored the first time
+(``referee.idempotency.Replay``). The API renders a result as JSON, status and
+``ETag``; the phone pages as HTML; both from the same result, folded once.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.core.cache import cache
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -33,7 +37,6 @@ from referee.engine.records import RECORD_FORMAT, Record, export_record, replay
 from referee.engine.tiles import SEATS
 from referee.exceptions import (
     GameClosed,
-    IdempotencyKeyReused,
     JoinCodeInvalid,
     NothingToUndo,
     OrganiserOnly,
@@ -47,6 +50,7 @@ from referee.exceptions import (
     TokenNotFound,
     VersionMismatch,
 )
+from referee.idempotency import Idempotency, Replay, remember, replay_of, scope_of
 from referee.league import league
 from referee.lockouts import JoinClient
 from referee.models import (
@@ -54,7 +58,6 @@ from referee.models import (
     Event,
     Game,
     GameSession,
-    IdempotencyRecord,
     RefusedEvent,
     Seat,
     TableAlert,
@@ -63,6 +66,9 @@ from referee.models import (
 )
 from referee.selectors import game_state, game_state_for
 from referee.store import GameState, rules_of, set_state, state_of
+
+if TYPE_CHECKING:
+    from referee.corrections import Corrected
 
 # A seat stores its player's name in at most this many characters (``Seat.name``).
 PLAYER_NAME_MAX_LENGTH = 80
@@ -159,26 +165,44 @@ class Precondition:
 
 
 @dataclass(frozen=True)
-class Idempotency:
-    """An ``Idempotency-Key`` and the fingerprint of the request that carried it."""
+class Submitted:
+    """An event ``event_submit`` accepted and stored.
 
-    key: str
-    fingerprint: str
+    ``game``: the game row at its new version (``game.version``); ``event``: the stored
+    ``Event`` (its position, round, payload and author); ``effect``: what it caused
+    (``folding.Effects``: named outcomes, stones moved, whether it settled its round);
+    ``state``: the game's state as the one who entered it sees it (the read model of
+    ``referee.selectors.game_state``, e.g. their own declared hand, R31), after any
+    computer move it led to (R39).
+    """
 
-    @staticmethod
-    def fingerprint_of(method: str, path: str, body: Any) -> str:
-        raw = json.dumps([method, path, body], sort_keys=True, default=str)
-        return hashlib.sha256(raw.encode()).hexdigest()
+    game: Game
+    event: Event
+    effect: folding.Effects
+    state: dict[str, Any]
 
 
-@dataclass
-class Outcome:
-    """A service's answer: HTTP status and body; ``replayed`` for an idempotent retry."""
+@dataclass(frozen=True)
+class Undone:
+    """The game's last live event, revoked by ``event_undo``.
 
-    status: int
-    body: dict[str, Any]
-    replayed: bool = False
-    headers: dict[str, str] = field(default_factory=dict)
+    ``game``: the game row at its new version; ``correction``: the stored ``undo``
+    ``Correction`` (author, time, reason); ``undone``: the revoked ``Event`` (kept,
+    never deleted); ``state``: the game's state, refolded, as the one who undid it sees it.
+    """
+
+    game: Game
+    correction: Correction
+    undone: Event
+    state: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SessionChanged:
+    """A sitting started or ended (R27): ``game`` at its new version and the ``session``."""
+
+    game: Game
+    session: GameSession
 
 
 # -- games -----------------------------------------------------------------------------
@@ -558,12 +582,13 @@ def event_submit(
     payload: dict[str, Any],
     actor: Actor,
     precondition: Precondition | None = None,
-    idempotency: Idempotency | None = None,
+    idempotency: Idempotency[Submitted] | None = None,
     seen: Game | None = None,
-) -> Outcome:
+) -> Submitted | Replay:
     """Enter one event — a move (R7–R17), a declared hand (R31) or a reveal (R18, R33).
 
-    Returns 201 with ``{"event", "effects", "state"}``. Raises the core's
+    Returns what was stored and caused (``Submitted``), or the stored answer when
+    ``idempotency``'s key was seen (``Replay``: nothing is written). Raises the core's
     ``RefereeError`` (logged as a ``RefusedEvent``; nothing else changes),
     ``seat_not_allowed``, ``game_closed``, ``version_mismatch`` /
     ``precondition_failed`` and ``idempotency_key_reused``.
@@ -582,14 +607,13 @@ def event_submit(
     folded: _Folded | None = None
     if seen is not None:
         fast = _submit_at_version(seen, kind, payload, actor, precondition, idempotency)
-        if isinstance(fast, tuple):
-            game, body = fast
-            return _after_event(game, actor, body)
+        if isinstance(fast, Submitted):
+            return _after_event(fast, actor)
         folded = fast
     refused: RefereeError | None = None
     with transaction.atomic():
         game = _lock(game_id)
-        if (replayed := _idempotent_replay(game, idempotency)) is not None:
+        if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
         _check_open(game, precondition, actor)
         try:
@@ -654,10 +678,11 @@ def event_submit(
                     snapshot=current.snapshot,
                     played_at=event.created_at,
                 )
-            body = {
-                "event": _event_dict(event, effect),
-                "effects": effect.to_dict(),
-                "state": game_state(
+            submitted = Submitted(
+                game,
+                event,
+                effect,
+                game_state(
                     game,
                     engine,
                     events,
@@ -666,20 +691,22 @@ def event_submit(
                     viewer_label=actor.label,
                     players=current.players,
                 ),
-            }
-            _remember(game, idempotency, 201, body)
+            )
+            remember(game, idempotency, submitted)
     if refused is not None:
         raise refused
-    return _after_event(game, actor, body)
+    return _after_event(submitted, actor)
 
 
-def _after_event(game: Game, actor: Actor, body: dict[str, Any]) -> Outcome:
-    """An accepted event's answer, once committed: the hooks' turn (e.g. a computer seat
-    moves, R39), then the state as it stands after them."""
+def _after_event(submitted: Submitted, actor: Actor) -> Submitted:
+    """An accepted event, once committed: the hooks' turn (e.g. a computer seat moves,
+    R39), then the state as it stands after them."""
+    game = submitted.game
     if any([hook(game, actor) for hook in AFTER_EVENT_HOOKS]):  # e.g. a computer moved (R39)
         game.refresh_from_db()
-        body = {**body, "state": game_state_for(game, viewer=actor.seat, viewer_label=actor.label)}
-    return Outcome(201, body, headers=_etag(game))
+        state = game_state_for(game, viewer=actor.seat, viewer_label=actor.label)
+        submitted = replace(submitted, state=state)
+    return submitted
 
 
 @dataclass(frozen=True)
@@ -705,13 +732,13 @@ def _submit_at_version(
     payload: dict[str, Any],
     actor: Actor,
     precondition: Precondition | None,
-    idempotency: Idempotency | None,
-) -> tuple[Game, dict[str, Any]] | _Folded | None:
+    idempotency: Idempotency[Submitted] | None,
+) -> Submitted | _Folded | None:
     """A move's fast path: fold, judge and store the event against ``game`` as read, with
     no lock — one compare-and-set statement (``store.append_event`` with
     ``expected_version``) that applies only if the game is still open at that version.
 
-    Returns the game (at its new version) and the answer's body once stored. Otherwise
+    Returns what was stored and caused (``Submitted``, the game at its new version). Otherwise
     the locked path decides, as if this had not been tried: with ``_Folded`` (its fold,
     to reuse at the same version) when the event is accepted but settles a round (the
     league writes its rows in the same transaction) or opens a sitting (R27); with
@@ -720,7 +747,7 @@ def _submit_at_version(
     event (the locked path logs the refusal, R31 probes included), or another write came
     first (the version moved, or the same ``Idempotency-Key`` was answered: the locked
     path replays it). Never raises a ``RefereeError``; writes nothing unless it returns
-    the body.
+    ``Submitted``.
     """
     state = state_of(game)
     if game.status != Game.Status.OPEN or (
@@ -751,13 +778,14 @@ def _submit_at_version(
             for e in [*current.events, new]
             if e.round_number >= snapshot["round"]
         )
-    answered: dict[str, Any] = {}
+    answered: list[Submitted] = []
 
     def answer(event: Event) -> store.Answer | None:
-        answered["body"] = body = {
-            "event": _event_dict(event, effect),
-            "effects": effect.to_dict(),
-            "state": game_state(
+        submitted = Submitted(
+            game,
+            event,
+            effect,
+            game_state(
                 game,
                 engine,
                 [*current.events, event],
@@ -766,10 +794,12 @@ def _submit_at_version(
                 viewer_label=actor.label,
                 players=current.players,
             ),
-        }
+        )
+        answered.append(submitted)
         if idempotency is None:
             return None
-        return store.Answer(f"game:{game.pk}", idempotency.key, idempotency.fingerprint, 201, body)
+        status, body = idempotency.render(submitted)
+        return store.Answer(scope_of(game), idempotency.key, idempotency.fingerprint, status, body)
 
     stored = store.append_event(
         game,
@@ -795,7 +825,7 @@ def _submit_at_version(
     )
     if stored is None:
         return None
-    return game, answered["body"]
+    return answered[0]
 
 
 def event_undo(
@@ -803,18 +833,19 @@ def event_undo(
     game_id: Any,
     actor: Actor,
     precondition: Precondition | None = None,
-    idempotency: Idempotency | None = None,
+    idempotency: Idempotency[Undone] | None = None,
     reason: str = "",
-) -> Outcome:
+) -> Undone | Replay:
     """Undo the game's last live event (it is revoked, never deleted) and refold.
 
-    An undo of a round's last move reopens that round until the next round's
-    first move is entered. Raises ``nothing_to_undo``, ``game_closed``,
-    ``version_mismatch`` / ``precondition_failed``.
+    Returns the correction and the event it revoked (``Undone``), or the stored answer
+    when ``idempotency``'s key was seen (``Replay``). An undo of a round's last move
+    reopens that round until the next round's first move is entered. Raises
+    ``nothing_to_undo``, ``game_closed``, ``version_mismatch`` / ``precondition_failed``.
     """
     with transaction.atomic():
         game = _lock(game_id)
-        if (replayed := _idempotent_replay(game, idempotency)) is not None:
+        if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
         _check_open(game, precondition, actor)
         last = game.events.filter(revoked_by__isnull=True).order_by("-position").first()
@@ -840,9 +871,9 @@ def event_undo(
         )
         last.revoked_by = correction
         last.save(update_fields=["revoked_by"])
-        body = _after_correction(game, actor, {"correction": _correction_dict(correction, [last])})
-        _remember(game, idempotency, 200, body)
-    return Outcome(200, body, headers=_etag(game))
+        undone = Undone(game, correction, last, _after_correction(game, actor))
+        remember(game, idempotency, undone)
+    return undone
 
 
 def event_amend(
@@ -852,9 +883,9 @@ def event_amend(
     payload: dict[str, Any],
     actor: Actor,
     precondition: Precondition | None = None,
-    idempotency: Idempotency | None = None,
+    idempotency: Idempotency[Corrected] | None = None,
     reason: str = "",
-) -> Outcome:
+) -> Corrected | Replay:
     """Replace an event; the game is judged again as a replay of its corrected record (R37).
 
     A phone amends an event of the current round only; an organiser any event
@@ -883,8 +914,12 @@ def event_amend(
 @transaction.atomic
 def session_start(
     *, game_id: Any, actor: Actor, precondition: Precondition | None = None
-) -> GameSession:
-    """Open a new sitting of the game (R27); an open one is ended first."""
+) -> SessionChanged:
+    """Open a new sitting of the game (R27); an open one is ended first.
+
+    Returns the game at its new version and the new sitting. Raises ``seat_not_allowed``
+    (403) for a seat's phone, ``game_closed``, ``version_mismatch`` / ``precondition_failed``.
+    """
     game = _lock(game_id)
     actor.check_table_wide()
     _check_open(game, precondition, actor)
@@ -893,16 +928,17 @@ def session_start(
     game.version += 1
     set_state(game, store.replace(state_of(game), session=session.number, session_id=session.pk))
     game.save(update_fields=["version", "state"])
-    return session
+    return SessionChanged(game, session)
 
 
 @transaction.atomic
 def session_end(
     *, game_id: Any, actor: Actor, precondition: Precondition | None = None
-) -> GameSession:
+) -> SessionChanged:
     """End the open sitting; stones, CAMAT and next leader wait for the next one (R27).
 
-    Raises ``session_state`` (409) when no session is open.
+    Returns the game at its new version and the sitting ended. Raises ``session_state``
+    (409) when no session is open, and as ``session_start``.
     """
     game = _lock(game_id)
     actor.check_table_wide()
@@ -915,7 +951,7 @@ def session_end(
     game.version += 1
     set_state(game, store.replace(state_of(game), session=None, session_id=None))
     game.save(update_fields=["version", "state"])
-    return session
+    return SessionChanged(game, session)
 
 
 @transaction.atomic
@@ -1024,45 +1060,15 @@ def _open_session(game: Game) -> tuple[int, int]:
     return session.pk, session.number
 
 
-def _idempotent_replay(game: Game, idempotency: Idempotency | None) -> Outcome | None:
-    if idempotency is None:
-        return None
-    stored = IdempotencyRecord.objects.filter(scope=f"game:{game.pk}", key=idempotency.key).first()
-    if stored is None:
-        return None
-    if stored.fingerprint != idempotency.fingerprint:
-        raise IdempotencyKeyReused()
-    return Outcome(
-        stored.status_code, stored.body, replayed=True, headers={"Idempotent-Replayed": "true"}
-    )
-
-
-def _remember(
-    game: Game, idempotency: Idempotency | None, status: int, body: dict[str, Any]
-) -> None:
-    if idempotency is None:
-        return
-    try:
-        with transaction.atomic():
-            IdempotencyRecord.objects.create(
-                scope=f"game:{game.pk}",
-                key=idempotency.key,
-                fingerprint=idempotency.fingerprint,
-                status_code=status,
-                body=body,
-            )
-    except IntegrityError:  # pragma: no cover - the game lock makes this unreachable
-        raise IdempotencyKeyReused() from None
-
-
 def _full_fold(game: Game) -> tuple[EngineGame, list[folding.Effects]]:
     """Fold every live event of the game from its start (after a correction, for export)."""
     events = game.events.filter(revoked_by__isnull=True).order_by("position")
     return folding.fold(rules_of(game), [(e.kind, e.payload) for e in events])
 
 
-def _after_correction(game: Game, actor: Actor, extra: dict[str, Any]) -> dict[str, Any]:
-    """Refold the whole game after a correction and re-cache its snapshot and substitutes."""
+def _after_correction(game: Game, actor: Actor) -> dict[str, Any]:
+    """Refold the whole game after a correction and re-cache its snapshot and substitutes;
+    the game's state as ``actor`` sees it then."""
     engine, _ = _full_fold(game)
     snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(engine.rules))
     substitutes = tuple(
@@ -1082,37 +1088,7 @@ def _after_correction(game: Game, actor: Actor, extra: dict[str, Any]) -> dict[s
     from referee.verification import verifications_refresh  # it builds on this module
 
     verifications_refresh(game=game, actor=actor)  # an undo may reopen a verified round
-    return {**extra, "state": game_state_for(game, viewer=actor.seat, viewer_label=actor.label)}
-
-
-def _event_dict(event: Event, effect: folding.Effects | None = None) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "position": event.position,
-        "kind": event.kind,
-        "round": event.round_number,
-        **{k: v for k, v in event.payload.items() if not (event.kind == "hand" and k == "tiles")},
-        "entered_by": event.entered_by,
-        "created_at": event.created_at.isoformat() if event.created_at else None,
-    }
-    if effect is not None:
-        data["named"] = effect.named
-        data["transfers"] = effect.transfers
-    return data
-
-
-def _correction_dict(correction: Correction, revoked: list[Event]) -> dict[str, Any]:
-    return {
-        "kind": correction.kind,
-        "entered_by": correction.entered_by,
-        "created_at": correction.created_at.isoformat(),
-        "reason": correction.reason,
-        "replaced": [_event_dict(e) for e in revoked],
-        "replacement": _event_dict(correction.replacement) if correction.replacement else None,
-    }
-
-
-def _etag(game: Game) -> dict[str, str]:
-    return {"ETag": f'"{game.version}"'}
+    return game_state_for(game, viewer=actor.seat, viewer_label=actor.label)
 
 
 def _hand_detail() -> str:

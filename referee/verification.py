@@ -32,6 +32,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -41,18 +42,10 @@ from referee import folding, store
 from referee.engine import RuleSet
 from referee.engine.names import reorders_text
 from referee.exceptions import GameClosed, ServiceError
+from referee.idempotency import Idempotency, Replay, remember, replay_of
 from referee.models import Event, Game, RoundVerification
 from referee.selectors import UNVERIFIED, game_state_for, load_current_round
-from referee.services import (
-    Actor,
-    Idempotency,
-    Outcome,
-    _check_organiser,
-    _etag,
-    _idempotent_replay,
-    _lock,
-    _remember,
-)
+from referee.services import Actor, _check_organiser, _lock
 from referee.store import set_state, state_of
 
 VERIFICATION_REASON_MAX = 200
@@ -116,6 +109,22 @@ class VerificationReasonInvalid(ServiceError):
     default_detail = _("Say in a few words what is wrong (at most 200 characters).")
 
 
+@dataclass(frozen=True)
+class Verified:
+    """A round's verification after ``round_confirm``, ``round_dispute`` or ``round_resolve``.
+
+    ``game``: the game row (at a new version when the verification changed); ``round``:
+    the round's number; ``verification``: its ``RoundVerification`` row, ``None`` for an
+    unverified round with none (see ``verification_dict`` for its public form);
+    ``state``: the game's state as the one who verified it sees it.
+    """
+
+    game: Game
+    round: int
+    verification: RoundVerification | None
+    state: dict[str, Any]
+
+
 # -- reading ---------------------------------------------------------------------------------
 
 
@@ -150,8 +159,8 @@ def annotate_result(result: dict[str, Any], game: Game) -> dict[str, Any]:
 
 
 def round_confirm(
-    *, game_id: Any, round: int, actor: Actor, idempotency: Idempotency | None = None
-) -> Outcome:
+    *, game_id: Any, round: int, actor: Actor, idempotency: Idempotency[Verified] | None = None
+) -> Verified | Replay:
     """Confirm settled round ``round`` from a phone of another seat than the one that entered
     its last event. Repeating it, or confirming a round already confirmed or resolved,
     changes nothing (200). Raises ``verification_seat_required`` (403: not a seat's phone),
@@ -167,8 +176,8 @@ def round_dispute(
     round: int,
     actor: Actor,
     reason: str,
-    idempotency: Idempotency | None = None,
-) -> Outcome:
+    idempotency: Idempotency[Verified] | None = None,
+) -> Verified | Replay:
     """Dispute settled round ``round`` with a short ``reason`` (1–200 characters), from a
     phone of another seat than the one that entered its last event; it stays disputed
     until the organiser resolves it. The same dispute again changes nothing; the disputing
@@ -188,8 +197,8 @@ def round_resolve(
     round: int,
     actor: Actor,
     note: str = "",
-    idempotency: Idempotency | None = None,
-) -> Outcome:
+    idempotency: Idempotency[Verified] | None = None,
+) -> Verified | Replay:
     """The organiser marks settled round ``round`` confirmed (``resolved``, resolution
     ``confirmed``), disputed or not, with an optional ``note`` (≤ 200 characters). A round
     already resolved or confirmed stays as it is (200). A closed game may still be
@@ -201,7 +210,7 @@ def round_resolve(
         raise VerificationReasonInvalid()
     with transaction.atomic():
         game = _lock(game_id)
-        if (replayed := _idempotent_replay(game, idempotency)) is not None:
+        if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
         digest, _ = _check_settled(game, round)
         row = _current_row(game, round, digest, actor)
@@ -221,13 +230,18 @@ def round_resolve(
 
 
 def _verify(
-    game_id: Any, number: int, actor: Actor, idempotency: Idempotency | None, *, dispute: str | None
-) -> Outcome:
+    game_id: Any,
+    number: int,
+    actor: Actor,
+    idempotency: Idempotency[Verified] | None,
+    *,
+    dispute: str | None,
+) -> Verified | Replay:
     if actor.token is None or actor.seat is None:
         raise VerificationSeatRequired()
     with transaction.atomic():
         game = _lock(game_id)
-        if (replayed := _idempotent_replay(game, idempotency)) is not None:
+        if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
         if game.status != Game.Status.OPEN:
             raise GameClosed()
@@ -287,15 +301,12 @@ def _answer(
     number: int,
     row: RoundVerification | None,
     actor: Actor,
-    idempotency: Idempotency | None,
-) -> Outcome:
-    body = {
-        "round": number,
-        "verification": verification_dict(row),
-        "state": game_state_for(game, viewer=actor.seat, viewer_label=actor.label),
-    }
-    _remember(game, idempotency, 200, body)
-    return Outcome(200, body, headers=_etag(game))
+    idempotency: Idempotency[Verified] | None,
+) -> Verified:
+    state = game_state_for(game, viewer=actor.seat, viewer_label=actor.label)
+    verified = Verified(game, number, row, state)
+    remember(game, idempotency, verified)
+    return verified
 
 
 def _changed(game: Game) -> None:

@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from referee import computer
+from referee.api import answers
 from referee.api.auth import actor_of
 from referee.api.games import (
     EVENT_RESULT,
@@ -25,7 +26,6 @@ from referee.api.games import (
     GameMixin,
     _idempotency,
     _precondition,
-    _render,
     _validated,
 )
 from referee.api.serializers import StrictSerializer, TilesAsSent, VersionedSerializer
@@ -102,15 +102,17 @@ class ComputerHandView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any, seat: int) -> Response:
         game = self.get_game(request, game_id)
         data = _validated(ComputerHandSerializer, request)
-        return _render(
+        render = answers.once(answers.submitted)
+        return answers.respond(
             computer.computer_hand_declare(
                 game_id=game.pk,
                 seat=_seat(seat),
                 tiles=data["tiles"],
                 actor=actor_of(request),
                 precondition=_precondition(request, data),
-                idempotency=_idempotency(request),
-            )
+                idempotency=_idempotency(request, render),
+            ),
+            render,
         )
 
 

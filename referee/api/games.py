@@ -10,7 +10,8 @@ strong ``If-Match``, weak ``If-None-Match``, lists, ``*``; malformed → 400).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from django.db.models import QuerySet
 from django.http import Http404
@@ -25,6 +26,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from referee import conditional, corrections, selectors, services, verification
+from referee.api import answers
 from referee.api import serializers as s
 from referee.api.auth import CanUseGame, IsOrganiser, actor_of, can_access
 from referee.api.pagination import MAX_PAGE, BoundedPageNumberPagination
@@ -47,11 +49,13 @@ from referee.api.schema import (
 )
 from referee.computer import computer_seats_setup
 from referee.engine.records import replay_record
+from referee.idempotency import Idempotency, Rendered
 from referee.league import league
 from referee.lockouts import give_device, join_lockout_lift
 from referee.models import Correction, Event, Game, RefusedEvent, TableAlert, TableToken
 
 IDEMPOTENCY_KEY_MAX_LENGTH = 255
+Result = TypeVar("Result")
 SEATS_EXAMPLE = OpenApiExample(
     "A club game: registered players and a guest",
     request_only=True,
@@ -186,7 +190,11 @@ def _precondition(request: Request, data: dict[str, Any]) -> services.Preconditi
     return services.Precondition(version, conditions=conditions)
 
 
-def _idempotency(request: Request) -> services.Idempotency | None:
+def _idempotency(
+    request: Request, render: Callable[[Result], Rendered]
+) -> Idempotency[Result] | None:
+    """The request's ``Idempotency-Key`` and fingerprint (400 for a key too long), with how
+    its answer is rendered to be stored (``referee.api.answers``); ``None`` without a key."""
     key = request.headers.get("Idempotency-Key")
     if not key:
         return None
@@ -197,13 +205,8 @@ def _idempotency(request: Request) -> services.Idempotency | None:
     # Who sent it is part of the request: a stored answer holds the sender's view of the
     # state (e.g. its own declared hand, R31), never replayed to another token or user.
     body = {"by": actor_of(request).label, "body": request.data}
-    return services.Idempotency(
-        key, services.Idempotency.fingerprint_of(request.method or "", request.path, body)
-    )
-
-
-def _render(outcome: services.Outcome) -> Response:
-    return Response(outcome.body, status=outcome.status, headers=outcome.headers)
+    fingerprint = Idempotency.fingerprint_of(request.method or "", request.path, body)
+    return Idempotency(key, fingerprint, render)
 
 
 class GameMixin(APIView):
@@ -466,16 +469,17 @@ class _EventView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
         data = _validated(self.serializer_class, request)
-        outcome = services.event_submit(
+        render = answers.once(answers.submitted)
+        result = services.event_submit(
             game_id=game.pk,
             kind=self.kind,
             payload=s.event_payload(data),
             actor=actor_of(request),
             precondition=_precondition(request, data),
-            idempotency=_idempotency(request),
+            idempotency=_idempotency(request, render),
             seen=game,
         )
-        return _render(outcome)
+        return answers.respond(result, render)
 
 
 class MoveView(_EventView):
@@ -565,14 +569,16 @@ class UndoView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
         data = _validated(s.UndoSerializer, request)
-        return _render(
+        render = answers.once(answers.undone)
+        return answers.respond(
             services.event_undo(
                 game_id=game.pk,
                 actor=actor_of(request),
                 precondition=_precondition(request, data),
-                idempotency=_idempotency(request),
+                idempotency=_idempotency(request, render),
                 reason=data.get("reason", ""),
-            )
+            ),
+            render,
         )
 
 
@@ -593,16 +599,18 @@ class EventAmendView(GameMixin, APIView):
     def put(self, request: Request, game_id: Any, position: int) -> Response:
         game = self.get_game(request, game_id)
         data = _validated(s.AmendSerializer, request)
-        return _render(
+        render = answers.once(answers.corrected)
+        return answers.respond(
             services.event_amend(
                 game_id=game.pk,
                 position=position,
                 payload=s.event_payload(data),
                 actor=actor_of(request),
                 precondition=_precondition(request, data),
-                idempotency=_idempotency(request),
+                idempotency=_idempotency(request, render),
                 reason=data.get("reason", ""),
-            )
+            ),
+            render,
         )
 
 
@@ -762,12 +770,14 @@ class SessionStartView(GameMixin, APIView):
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        session = services.session_start(
+        started = services.session_start(
             game_id=game.pk, actor=actor_of(request), precondition=_precondition(request, {})
         )
+        session = started.session
         return Response(
             {"number": session.number, "started_at": session.started_at},
             status=status.HTTP_201_CREATED,
+            headers={"ETag": conditional.etag(started.game.version)},
         )
 
 
@@ -783,15 +793,17 @@ class SessionEndView(GameMixin, APIView):
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        session = services.session_end(
+        ended = services.session_end(
             game_id=game.pk, actor=actor_of(request), precondition=_precondition(request, {})
         )
+        session = ended.session
         return Response(
             {
                 "number": session.number,
                 "started_at": session.started_at,
                 "ended_at": session.ended_at,
-            }
+            },
+            headers={"ETag": conditional.etag(ended.game.version)},
         )
 
 
@@ -910,13 +922,14 @@ class GameRecordView(GameMixin, APIView):
     def put(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
         data = _validated(s.RecordReplaceSerializer, request)
-        return _render(
+        return answers.respond(
             corrections.game_replace(
                 game_id=game.pk,
                 record=data["record"],
                 actor=actor_of(request),
                 reason=data.get("reason", ""),
-            )
+            ),
+            answers.corrected,
         )
 
 
@@ -996,15 +1009,17 @@ class CorrectionsView(GameMixin, APIView):
             )
             for c in data["changes"]
         ]
-        return _render(
+        render = answers.once(answers.corrected)
+        return answers.respond(
             corrections.events_correct(
                 game_id=game.pk,
                 changes=changes,
                 actor=actor_of(request),
                 reason=data.get("reason", ""),
                 precondition=_precondition(request, data),
-                idempotency=_idempotency(request),
-            )
+                idempotency=_idempotency(request, render),
+            ),
+            render,
         )
 
 
@@ -1033,15 +1048,17 @@ class RoundVoidView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any, number: int) -> Response:
         game = self.get_game(request, game_id)
         data = _validated(s.VoidSerializer, request)
-        return _render(
+        render = answers.once(answers.corrected)
+        return answers.respond(
             corrections.round_void(
                 game_id=game.pk,
                 round=number,
                 reason=data["reason"],
                 actor=actor_of(request),
                 precondition=_precondition(request, data),
-                idempotency=_idempotency(request),
-            )
+                idempotency=_idempotency(request, render),
+            ),
+            render,
         )
 
 
@@ -1076,7 +1093,8 @@ class RoundAdjustmentView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any, number: int) -> Response:
         game = self.get_game(request, game_id)
         data = _validated(s.AdjustmentSerializer, request)
-        return _render(
+        render = answers.once(answers.corrected)
+        return answers.respond(
             corrections.round_adjust(
                 game_id=game.pk,
                 round=number,
@@ -1086,8 +1104,9 @@ class RoundAdjustmentView(GameMixin, APIView):
                 reason=data["reason"],
                 actor=actor_of(request),
                 precondition=_precondition(request, data),
-                idempotency=_idempotency(request),
-            )
+                idempotency=_idempotency(request, render),
+            ),
+            render,
         )
 
 
@@ -1118,7 +1137,8 @@ class SeatSubstituteView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any, seat: int) -> Response:
         game = self.get_game(request, game_id)
         data = _validated(s.SubstituteSerializer, request)
-        return _render(
+        render = answers.once(answers.corrected)
+        return answers.respond(
             corrections.seat_substitute(
                 game_id=game.pk,
                 seat=seat,
@@ -1129,8 +1149,9 @@ class SeatSubstituteView(GameMixin, APIView):
                 actor=actor_of(request),
                 reason=data.get("reason", ""),
                 precondition=_precondition(request, data),
-                idempotency=_idempotency(request),
-            )
+                idempotency=_idempotency(request, render),
+            ),
+            render,
         )
 
 
@@ -1158,7 +1179,7 @@ class SeatView(GameMixin, APIView):
     def put(self, request: Request, game_id: Any, seat: int) -> Response:
         game = self.get_game(request, game_id)
         data = _validated(s.SeatOccupantSerializer, request)
-        return _render(
+        return answers.respond(
             corrections.seat_rename(
                 game_id=game.pk,
                 seat=seat,
@@ -1167,5 +1188,6 @@ class SeatView(GameMixin, APIView):
                 allow_elsewhere=data["allow_seated_elsewhere"],
                 actor=actor_of(request),
                 reason=data.get("reason", ""),
-            )
+            ),
+            answers.corrected,
         )

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from referee import verification
+from referee.api import answers
 from referee.api.auth import actor_of
 from referee.api.games import (
     ETAG_HEADER,
@@ -24,7 +25,6 @@ from referee.api.games import (
     IDEMPOTENT_REPLAYED_HEADER,
     GameMixin,
     _idempotency,
-    _render,
     _validated,
 )
 from referee.api.problems import PROBLEM_CONTENT_TYPE
@@ -176,13 +176,15 @@ class RoundConfirmView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any, number: int) -> Response:
         game = self.get_game(request, game_id)
         _validated(ConfirmSerializer, request)
-        return _render(
+        render = answers.once(answers.verified)
+        return answers.respond(
             verification.round_confirm(
                 game_id=game.pk,
                 round=number,
                 actor=actor_of(request),
-                idempotency=_idempotency(request),
-            )
+                idempotency=_idempotency(request, render),
+            ),
+            render,
         )
 
 
@@ -213,14 +215,16 @@ class RoundDisputeView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any, number: int) -> Response:
         game = self.get_game(request, game_id)
         data = _validated(DisputeSerializer, request)
-        return _render(
+        render = answers.once(answers.verified)
+        return answers.respond(
             verification.round_dispute(
                 game_id=game.pk,
                 round=number,
                 actor=actor_of(request),
                 reason=data["reason"],
-                idempotency=_idempotency(request),
-            )
+                idempotency=_idempotency(request, render),
+            ),
+            render,
         )
 
 
@@ -251,12 +255,14 @@ class RoundResolveView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any, number: int) -> Response:
         game = self.get_game(request, game_id)
         data = _validated(ResolveSerializer, request)
-        return _render(
+        render = answers.once(answers.verified)
+        return answers.respond(
             verification.round_resolve(
                 game_id=game.pk,
                 round=number,
                 actor=actor_of(request),
                 note=data.get("note", ""),
-                idempotency=_idempotency(request),
-            )
+                idempotency=_idempotency(request, render),
+            ),
+            render,
         )

@@ -21,11 +21,13 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from referee import services
+from referee.corrections import Corrected
 from referee.engine import RefereeError, RuleSet, Tile
 from referee.exceptions import SeatNotAllowed, ServiceError
+from referee.idempotency import Replay
 from referee.middleware import checks_conditions
 from referee.models import Event, Game, TableToken
-from referee.services import Actor
+from referee.services import Actor, Submitted
 from referee.web import forms, views
 from referee.web.selectors import TILE_NAMES, Domino, PickerTile
 from referee.web.session import session_token
@@ -236,7 +238,7 @@ def declare(request: Any) -> HttpResponse:
             raise SeatNotAllowed(
                 gettext("Only a phone joined to this seat may declare its hand (R31).")
             )
-        outcome = _write(request, token, data, payload)
+        result = _write(request, token, data, payload)
     except (RefereeError, ServiceError) as error:
         flash, status = views._refusal(error, token, tap)
         keep: dict[str, Any] = (
@@ -244,14 +246,15 @@ def declare(request: Any) -> HttpResponse:
         )
         return views._answer(request, token, flash, status, **keep)
     flash = views._flash("ok", gettext("Your hand is entered. Only this phone shows it."))
-    if outcome.replayed:
-        flash = views._accepted(outcome)
-    return views._answer(request, token, flash, 201 if data.get("position") is None else 200)
+    if isinstance(result, Replay):
+        flash = views._accepted(result)
+    status = 201 if data.get("position") is None else 200
+    return views._answer(request, token, flash, status, state=views._fresh_state(result))
 
 
 def _write(
     request: Any, token: TableToken, data: dict[str, Any], payload: dict[str, Any]
-) -> services.Outcome:
+) -> Submitted | Corrected | Replay:
     precondition = views._precondition(request, data)
     position = data.get("position")
     body = {"kind": "hand", "payload": payload, "position": position}

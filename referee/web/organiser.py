@@ -41,6 +41,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from referee import corrections, folding, services
 from referee.api.plumbing import referee_message
+from referee.corrections import Corrected
 from referee.engine import RefereeError, RuleSet
 from referee.engine.records import replay_record
 from referee.exceptions import (
@@ -51,10 +52,11 @@ from referee.exceptions import (
     TokenNotFound,
     VersionMismatch,
 )
+from referee.idempotency import Idempotency, Rendered, Replay
 from referee.league import league
 from referee.models import Correction, Event, Game, GameSession
 from referee.selectors import game_state_for
-from referee.services import Actor, Idempotency, Precondition
+from referee.services import Actor, Precondition
 from referee.web import organiser_forms as of
 from referee.web.selectors import REASON_WORDS
 from referee.web.session import session_token
@@ -164,7 +166,7 @@ def correct(request: HttpRequest, game: Game, number: int) -> HttpResponse:
         round=number if op == "insert" else None,
     )
     try:
-        outcome = corrections.events_correct(
+        result = corrections.events_correct(
             game_id=game.pk,
             changes=[change],
             actor=_actor(request),
@@ -180,7 +182,7 @@ def correct(request: HttpRequest, game: Game, number: int) -> HttpResponse:
         "insert": gettext("The event is inserted."),
         "remove": gettext("The event is removed."),
     }[op]
-    _said(request, outcome, done)
+    _said(request, result, done)
     return redirect("web:organiser-round", game_id=game.pk, number=number)
 
 
@@ -194,7 +196,7 @@ def void(request: HttpRequest, game: Game, number: int) -> HttpResponse:
         return _render_round(request, game, number, void_form=form, status=400)
     data = form.cleaned_data
     try:
-        outcome = corrections.round_void(
+        result = corrections.round_void(
             game_id=game.pk,
             round=number,
             reason=data["reason"],
@@ -205,7 +207,7 @@ def void(request: HttpRequest, game: Game, number: int) -> HttpResponse:
     except (RefereeError, ServiceError) as error:
         refusal, status = _refusal(error, game)
         return _render_round(request, game, number, void_form=form, refusal=refusal, status=status)
-    _said(request, outcome, gettext("Round %(number)s is void.") % {"number": number})
+    _said(request, result, gettext("Round %(number)s is void.") % {"number": number})
     return redirect("web:organiser-round", game_id=game.pk, number=number)
 
 
@@ -220,7 +222,7 @@ def adjust(request: HttpRequest, game: Game, number: int) -> HttpResponse:
     data = form.cleaned_data
     source, to = form.holders()
     try:
-        outcome = corrections.round_adjust(
+        result = corrections.round_adjust(
             game_id=game.pk,
             round=number,
             source=source,
@@ -236,7 +238,7 @@ def adjust(request: HttpRequest, game: Game, number: int) -> HttpResponse:
         return _render_round(
             request, game, number, adjust_form=form, refusal=refusal, status=status
         )
-    _said(request, outcome, gettext("The stones are adjusted."))
+    _said(request, result, gettext("The stones are adjusted."))
     return redirect("web:organiser-round", game_id=game.pk, number=number)
 
 
@@ -250,7 +252,7 @@ def seat_name(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
         return _render_manage(request, game, seat_forms={seat: {"name": form}}, status=400)
     data = form.cleaned_data
     try:
-        outcome = corrections.seat_rename(
+        result = corrections.seat_rename(
             game_id=game.pk,
             seat=seat,
             name=data["name"] or None,
@@ -262,7 +264,7 @@ def seat_name(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
         refusal, status = _refusal(error, game)
         forms = {seat: {"name": form}}
         return _render_manage(request, game, seat_forms=forms, refusal=refusal, status=status)
-    _said(request, outcome, gettext("Seat %(seat)s is re-seated.") % {"seat": seat})
+    _said(request, result, gettext("Seat %(seat)s is re-seated.") % {"seat": seat})
     return redirect(reverse("web:organiser-manage", args=[game.pk]) + f"#seat-{seat}")
 
 
@@ -276,7 +278,7 @@ def substitute(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
         return _render_manage(request, game, seat_forms={seat: {"substitute": form}}, status=400)
     data = form.cleaned_data
     try:
-        outcome = corrections.seat_substitute(
+        result = corrections.seat_substitute(
             game_id=game.pk,
             seat=seat,
             round=data.get("from_round"),
@@ -293,7 +295,7 @@ def substitute(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
         return _render_manage(request, game, seat_forms=forms, refusal=refusal, status=status)
     player = data.get("player")
     who = data["name"] or (dict(_club_players(game)).get(player, "") if player else "")
-    _said(request, outcome, gettext("%(name)s sits seat %(seat)s.") % {"name": who, "seat": seat})
+    _said(request, result, gettext("%(name)s sits seat %(seat)s.") % {"name": who, "seat": seat})
     return redirect(reverse("web:organiser-manage", args=[game.pk]) + f"#seat-{seat}")
 
 
@@ -308,19 +310,19 @@ def sitting(request: HttpRequest, game: Game, action: str) -> HttpResponse:
     precondition = Precondition(form.cleaned_data["version"])
     try:
         if action == "start":
-            session = services.session_start(
+            changed = services.session_start(
                 game_id=game.pk, actor=_actor(request), precondition=precondition
             )
             text = gettext("Sitting %(number)s has started.")
         else:
-            session = services.session_end(
+            changed = services.session_end(
                 game_id=game.pk, actor=_actor(request), precondition=precondition
             )
             text = gettext("Sitting %(number)s has ended.")
     except (RefereeError, ServiceError) as error:
         refusal, status = _refusal(error, game)
         return _render_manage(request, game, refusal=refusal, status=status)
-    messages.success(request, text % {"number": session.number})
+    messages.success(request, text % {"number": changed.session.number})
     return redirect(reverse("web:organiser-manage", args=[game.pk]) + "#sittings")
 
 
@@ -766,19 +768,34 @@ def _phone_name(token: Any) -> str:
 # -- answers --------------------------------------------------------------------------------
 
 
-def _idempotency(request: HttpRequest, form: of.OrganiserForm) -> Idempotency:
+def _idempotency(request: HttpRequest, form: of.OrganiserForm) -> Idempotency[Corrected]:
     """The form's key (rendered with it) and what it asked: a doubled submission counts once."""
     body = {k: v for k, v in request.POST.items() if k != "csrfmiddlewaretoken"}
     fingerprint = Idempotency.fingerprint_of(
         "POST", request.path, {"by": _actor(request).label, "body": body}
     )
-    return Idempotency(f"web-organiser:{form.cleaned_data['key']}", fingerprint)
+    return Idempotency(f"web-organiser:{form.cleaned_data['key']}", fingerprint, _kept)
 
 
-def _said(request: HttpRequest, outcome: services.Outcome, done: str) -> None:
-    """The success message: what was done, or that nothing changed (no correction stored)."""
-    body = getattr(outcome, "body", None)
-    if isinstance(body, dict) and "correction" in body and body["correction"] is None:
+def _kept(result: Corrected) -> Rendered:
+    """What the idempotency store keeps of a correction made from these pages (a
+    ``web-organiser:…`` key is replayed to them alone): the correction's id, ``None`` when
+    it changed nothing, and the version it made."""
+    correction = result.correction
+    return 200, {
+        "correction": correction.pk if correction is not None else None,
+        "version": result.game.version,
+    }
+
+
+def _said(request: HttpRequest, result: Corrected | Replay, done: str) -> None:
+    """The success message: what was done, or that nothing changed (no correction stored;
+    for a doubled submission, none stored the first time)."""
+    if isinstance(result, Replay):
+        nothing = "correction" in result.body and result.body["correction"] is None
+    else:
+        nothing = result.correction is None
+    if nothing:
         messages.info(request, gettext("Nothing changed: the game is as it was."))
     else:
         messages.success(request, done)

@@ -126,12 +126,12 @@ def verify(request: Any) -> HttpResponse:
     idempotency = views._idempotency(request, data, body)
     try:
         if data["verdict"] == "confirm":
-            outcome = verification.round_confirm(
+            result = verification.round_confirm(
                 game_id=token.game_id, round=data["round"], actor=actor, idempotency=idempotency
             )
             text = gettext("Round %(number)s confirmed from this phone.")
         else:
-            outcome = verification.round_dispute(
+            result = verification.round_dispute(
                 game_id=token.game_id,
                 round=data["round"],
                 actor=actor,
@@ -144,8 +144,8 @@ def verify(request: Any) -> HttpResponse:
             error, token, gettext("round %(number)s") % {"number": data["round"]}
         )
         return views._answer(request, token, flash, status)
-    del outcome  # the page is drawn from the game as it is now
-    return views._answer(request, token, views._flash("ok", text % {"number": data["round"]}), 200)
+    flash = views._flash("ok", text % {"number": data["round"]})
+    return views._answer(request, token, flash, 200, state=views._fresh_state(result))
 
 
 # -- the organiser's page ---------------------------------------------------------------------

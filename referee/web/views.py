@@ -42,6 +42,7 @@ from django_htmx.middleware import HtmxDetails
 
 from referee import conditional, services
 from referee.api.plumbing import join_client, referee_message
+from referee.corrections import Corrected
 from referee.engine import RefereeError
 from referee.engine.strategies import STRATEGIES
 from referee.exceptions import (
@@ -50,11 +51,13 @@ from referee.exceptions import (
     ServiceError,
     VersionMismatch,
 )
+from referee.idempotency import Idempotency, Rendered, Replay
 from referee.league import league
 from referee.lockouts import JoinClient, give_device
 from referee.middleware import checks_conditions
 from referee.models import Correction, Event, Game, RoundVerification, TableToken
-from referee.services import Actor, Idempotency, Precondition, join_code_check
+from referee.services import Actor, Precondition, Submitted, Undone, join_code_check
+from referee.verification import Verified
 from referee.web import forms, lan
 from referee.web.qr import qr_svg
 from referee.web.selectors import TablePage, table_page
@@ -270,7 +273,7 @@ def undo(request: HtmxHttpRequest) -> HttpResponse:
         return _answer(request, token, _form_refusal(form), 400)
     data = form.cleaned_data
     try:
-        outcome = services.event_undo(
+        result = services.event_undo(
             game_id=token.game_id,
             actor=Actor(token=token),
             precondition=_precondition(request, data),
@@ -279,9 +282,7 @@ def undo(request: HtmxHttpRequest) -> HttpResponse:
         )
     except (RefereeError, ServiceError) as error:
         return _answer(request, token, *_refusal(error, token, gettext("the undo")))
-    return _answer(
-        request, token, _accepted(outcome, undone=True), 200, state=_fresh_state(outcome)
-    )
+    return _answer(request, token, _accepted(result, undone=True), 200, state=_fresh_state(result))
 
 
 def _submit(
@@ -290,7 +291,7 @@ def _submit(
     data = form.cleaned_data
     payload = form.payload()
     try:
-        outcome = services.event_submit(
+        result = services.event_submit(
             game_id=token.game_id,
             kind=kind,
             payload=payload,
@@ -309,12 +310,15 @@ def _submit(
                 "pips": str(payload.get("pips", "")),
             }
         return _answer(request, token, flash, status, **keep)
-    return _answer(request, token, _accepted(outcome), 201, state=_fresh_state(outcome))
+    return _answer(request, token, _accepted(result), 201, state=_fresh_state(result))
 
 
-def _fresh_state(outcome: services.Outcome) -> dict[str, Any] | None:
-    """The state a tap's answer carries, unless it is a replay's (stored then: stale now)."""
-    return None if outcome.replayed else outcome.body.get("state")
+def _fresh_state(
+    result: Submitted | Undone | Corrected | Verified | Replay,
+) -> dict[str, Any] | None:
+    """The state a tap's result carries (the fold of its write, as this phone sees it),
+    unless it is a replay (nothing written: the page reads the game as it is now)."""
+    return None if isinstance(result, Replay) else result.state
 
 
 # -- organisers ------------------------------------------------------------------------
@@ -439,12 +443,19 @@ def _precondition(request: HtmxHttpRequest, data: dict[str, Any]) -> Preconditio
 
 def _idempotency(
     request: HtmxHttpRequest, data: dict[str, Any], body: dict[str, Any]
-) -> Idempotency:
+) -> Idempotency[Any]:
     """The tap's key (rendered with its form) and what it asked: a retry re-sends both."""
     fingerprint = Idempotency.fingerprint_of(
         "POST", request.path, {**body, "version": data["version"]}
     )
-    return Idempotency(f"web:{data['key']}", fingerprint)
+    return Idempotency(f"web:{data['key']}", fingerprint, _kept)
+
+
+def _kept(result: Any) -> Rendered:
+    """What the idempotency store keeps of a tap's answer (a ``web:…`` key is replayed to
+    the phone pages alone): the version its write made. A retried tap is told it counted
+    once and drawn from the game as it is then, never from a stored state."""
+    return 200, {"version": result.game.version}
 
 
 def _wanted_modes(request: HtmxHttpRequest) -> dict[str, Any]:
@@ -673,14 +684,16 @@ def _form_refusal(form: Any) -> dict[str, Any]:
     return _flash("error", " ".join(messages), code="form_invalid")
 
 
-def _accepted(outcome: services.Outcome, *, undone: bool = False) -> dict[str, Any]:
-    """Every tap the referee took says so: counted once (a retry), undone, or entered
-    (``text`` filled in by ``_answer`` from the event's line once the page is drawn)."""
-    if outcome.replayed:
+def _accepted(result: Any, *, undone: bool = False) -> dict[str, Any]:
+    """Every tap the referee took says so: counted once (a retry, ``Replay``), undone, or
+    entered (``text`` filled in by ``_answer`` from the event's line once the page is drawn;
+    ``result`` a ``Submitted``, a declared hand's ``Corrected`` amendment without it)."""
+    if isinstance(result, Replay):
         text = gettext("That tap had already been counted: it counts once.")
         return _flash("ok", text)
     if undone:
         return _flash("ok", gettext("Undone."))
     flash = _flash("ok", gettext("Entered."))
-    flash["entered"] = outcome.body.get("event", {}).get("position")
+    if isinstance(result, Submitted):
+        flash["entered"] = result.event.position
     return flash

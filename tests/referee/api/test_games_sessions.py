@@ -21,6 +21,17 @@ def test_a_session_is_started_and_ended(table):
     assert table.state()["session"] is None
 
 
+def test_a_sitting_started_or_ended_answers_the_games_new_version_as_its_etag(table):
+    before = table.state()["version"]
+
+    started = table.post("sessions/", client=table.organiser)
+    ended = table.post("sessions/end/", client=table.organiser)
+
+    assert started["ETag"] == f'"{before + 1}"'
+    assert ended["ETag"] == f'"{before + 2}"'
+    assert table.state()["version"] == before + 2
+
+
 def test_starting_a_session_ends_the_open_one(table):
     table.post("sessions/", client=table.organiser)
 

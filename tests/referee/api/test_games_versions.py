@@ -183,6 +183,20 @@ def test_a_retried_amendment_is_applied_once(led):
     assert Correction.objects.count() == 1
 
 
+def test_a_write_answers_its_new_version_as_etag_and_a_retry_the_same_body_without_one(led):
+    led.accept(led.play(1, "3-6"))
+
+    first = led.amend(1, {"seat": 1, "tile": "5-6"}, **{"Idempotency-Key": "amend-2"})
+    retry = led.amend(1, {"seat": 1, "tile": "5-6"}, **{"Idempotency-Key": "amend-2"})
+
+    assert first["ETag"] == f'"{first.json()["state"]["version"]}"' == '"3"'
+    assert "Idempotent-Replayed" not in first
+    assert retry.json() == first.json()  # the answer stored (jsonb keeps no key order)
+    assert retry["Idempotent-Replayed"] == "true"
+    assert "ETag" not in retry
+    assert IdempotencyRecord.objects.get().body == first.json()
+
+
 def test_the_same_key_with_another_body_is_422_idempotency_key_reused(led):
     led.accept(led.play(1, "3-6", **{"Idempotency-Key": "k-2"}))
 

@@ -101,7 +101,7 @@ def game(organiser: services.Actor) -> Game:
 
 
 def submit(game: Game, actor: services.Actor, payload: dict[str, Any]) -> Any:
-    """Enter a move; the ``Outcome``, or the rules' or the database's refusal."""
+    """Enter a move; what it stored (``Submitted``), or the rules' or the database's refusal."""
     try:
         return services.event_submit(game_id=game.pk, kind="move", payload=payload, actor=actor)
     except (RefereeError, IntegrityError) as exc:
@@ -140,7 +140,7 @@ def test_without_the_lock_racing_phones_all_get_the_same_move_past_the_rules(
     # The racers folded the same empty round and found the lead legal; only the unique
     # (game, position) constraint stopped the others, with a server error instead of a
     # refusal. (Observed: every one of the RACERS - 1 others, every run.)
-    assert sum(isinstance(r, services.Outcome) for r in results) == 1, kinds(results)
+    assert sum(isinstance(r, services.Submitted) for r in results) == 1, kinds(results)
     assert any(isinstance(r, IntegrityError) for r in results), kinds(results)
     assert live_positions(game) == [0]
 
@@ -150,7 +150,7 @@ def test_with_the_lock_racing_phones_get_the_same_move_accepted_once_and_refused
 ):
     results = race_the_lead(game, organiser)
 
-    assert kinds(results) == ["NotYourTurn"] * (RACERS - 1) + ["Outcome"]
+    assert kinds(results) == ["NotYourTurn"] * (RACERS - 1) + ["Submitted"]
     assert live_positions(game) == [0]
     game.refresh_from_db()
     assert game.version == 1
@@ -184,7 +184,7 @@ def test_without_the_lock_an_undo_racing_the_next_move_leaves_an_illegal_log(
 
     # Both were applied to the same stale game: seat 0's move now follows seat 3's,
     # and one of the two version bumps was lost.
-    assert kinds(results) == ["Outcome", "Outcome"]
+    assert kinds(results) == ["Submitted", "Undone"]
     assert live_positions(game) == [0, 1, 3]
     game.refresh_from_db()
     assert game.version == len(OPENING) + 1
@@ -196,9 +196,9 @@ def test_without_the_lock_an_undo_racing_the_next_move_leaves_an_illegal_log(
 def test_with_the_lock_an_undo_racing_the_next_move_leaves_a_legal_log(game, organiser):
     results = race_undo_and_next_move(game, organiser)
 
-    applied = sum(isinstance(r, services.Outcome) for r in results)
+    applied = sum(isinstance(r, (services.Submitted, services.Undone)) for r in results)
     # Undo first: the move is refused (seat 4 must play again). Move first: the undo revokes it.
-    assert kinds(results) in (["NotYourTurn", "Outcome"], ["Outcome", "Outcome"])
+    assert kinds(results) in (["NotYourTurn", "Undone"], ["Submitted", "Undone"])
     game.refresh_from_db()
     assert game.version == len(OPENING) + applied
     positions = live_positions(game)

@@ -17,6 +17,7 @@ import pytest
 from referee import folding, services
 from referee.engine import RefereeError
 from referee.exceptions import GameClosed
+from referee.idempotency import Idempotency, Replay
 from referee.models import Event, Game, IdempotencyRecord, RefusedEvent, TableToken, hash_token
 from referee.store import live_token, state_of
 
@@ -44,7 +45,7 @@ def live_token_of(key: str) -> TableToken:
     return token
 
 
-def submit(token: TableToken, move: dict[str, Any], **kwargs: Any) -> services.Outcome:
+def submit(token: TableToken, move: dict[str, Any], **kwargs: Any) -> services.Submitted | Replay:
     """Submit as the API does: with the row the token's query read (``seen``)."""
     return services.event_submit(
         game_id=token.game_id,
@@ -54,6 +55,16 @@ def submit(token: TableToken, move: dict[str, Any], **kwargs: Any) -> services.O
         seen=token.game,
         **kwargs,
     )
+
+
+def rendered(submitted: services.Submitted) -> dict[str, Any]:
+    """A small stand-in for the API's answer: what the replay must give back."""
+    return {"position": submitted.event.position, "version": submitted.game.version}
+
+
+def keyed(key: str) -> Idempotency[services.Submitted]:
+    fingerprint = Idempotency.fingerprint_of("POST", "/moves/", key)
+    return Idempotency(key, fingerprint, lambda submitted: (201, rendered(submitted)))
 
 
 def reread(token: TableToken) -> TableToken:
@@ -70,11 +81,11 @@ def test_a_move_in_an_open_sitting_is_stored_without_the_lock(table, moves):
     with mock.patch("referee.services._lock", side_effect=AssertionError("locked")):
         outcome = submit(token, moves[1])
 
-    assert outcome.status == 201
-    assert outcome.body["event"]["position"] == 1
-    assert outcome.headers["ETag"] == f'"{outcome.body["state"]["version"]}"'
+    assert isinstance(outcome, services.Submitted)
+    assert outcome.event.position == 1
+    assert outcome.state["version"] == outcome.game.version
     stored = Game.objects.get(pk=game.pk)
-    assert stored.version == outcome.body["state"]["version"]
+    assert stored.version == outcome.game.version == 2
     assert [e.position for e in stored.events.order_by("position")] == [0, 1]
     # The row's cache holds the round as the tables do, for the new version.
     assert state_of(stored).current is not None
@@ -92,8 +103,8 @@ def test_a_stale_row_hands_over_to_the_lock_and_is_judged_on_the_current_game(ta
 
     outcome = submit(second, moves[2])  # legal after moves[1]: accepted under the lock
 
-    assert outcome.status == 201
-    assert outcome.body["event"]["position"] == 2
+    assert isinstance(outcome, services.Submitted)
+    assert outcome.event.position == 2
     events = Event.objects.filter(game_id=token.game_id).order_by("position")
     assert [e.payload for e in events] == moves[:3]
 
@@ -131,14 +142,14 @@ def test_a_retried_key_replays_even_when_the_retry_read_the_new_version(table, m
     path replays the stored answer."""
     _, token = table
     submit(token, moves[0])
-    key = services.Idempotency("tap-1", services.Idempotency.fingerprint_of("POST", "/m", 1))
+    key = keyed("tap-1")
     token = reread(token)
     first = submit(token, moves[1], idempotency=key)
 
     retry = submit(reread(token), moves[1], idempotency=key)
 
-    assert retry.replayed
-    assert retry.body == first.body
+    assert isinstance(first, services.Submitted)
+    assert retry == Replay(201, rendered(first))
     assert Event.objects.filter(game_id=token.game_id).count() == 2
     assert IdempotencyRecord.objects.filter(key="tap-1").count() == 1
 
@@ -146,14 +157,14 @@ def test_a_retried_key_replays_even_when_the_retry_read_the_new_version(table, m
 def test_a_key_answered_meanwhile_is_not_stored_twice_by_a_stale_row(table, moves):
     _, token = table
     submit(token, moves[0])
-    key = services.Idempotency("tap-2", services.Idempotency.fingerprint_of("POST", "/m", 2))
+    key = keyed("tap-2")
     stale = reread(token)
     first = submit(reread(token), moves[1], idempotency=key)
 
     retry = submit(stale, moves[1], idempotency=key)
 
-    assert retry.replayed
-    assert retry.body == first.body
+    assert isinstance(first, services.Submitted)
+    assert retry == Replay(201, rendered(first))
     assert Event.objects.filter(game_id=token.game_id).count() == 2
 
 
@@ -178,6 +189,7 @@ def test_the_move_that_settles_a_round_is_folded_once(table, moves):
     with mock.patch("referee.services.folding.fold", side_effect=real_fold) as fold:
         outcome = submit(reread(token), moves[-1])
 
-    assert outcome.body["effects"]["settled"] is True
+    assert isinstance(outcome, services.Submitted)
+    assert outcome.effect.settled
     assert fold.call_count == 1
     assert Event.objects.filter(game_id=token.game_id).count() == len(moves)

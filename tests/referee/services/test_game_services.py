@@ -96,11 +96,13 @@ def test_game_create_refuses_anything_but_five_names_R3(players):
 def test_an_accepted_event_is_stored_with_its_round_session_and_author(organiser):
     game = GameFactory()
 
-    outcome = submit(game, "move", {"seat": 0, "tile": "6-6"}, organiser)
+    submitted = submit(game, "move", {"seat": 0, "tile": "6-6"}, organiser)
 
-    assert outcome.status == 201
-    assert outcome.headers == {"ETag": '"1"'}
+    assert isinstance(submitted, services.Submitted)
     event = Event.objects.get()
+    assert (submitted.event.pk, submitted.game.version) == (event.pk, 1)
+    assert submitted.effect.round == 1
+    assert submitted.state["version"] == 1
     assert (event.position, event.kind, event.round_number) == (0, "move", 1)
     assert event.payload == {"seat": 0, "tile": "6-6"}
     assert event.session.number == 1
@@ -134,7 +136,7 @@ def test_only_the_seats_own_token_may_declare_its_hand_R31(organiser):
     for actor in (organiser, scorekeeper):
         with pytest.raises(SeatNotAllowed):
             submit(game, "hand", hand, actor)
-    assert submit(game, "hand", hand, seat_1).status == 201
+    assert isinstance(submit(game, "hand", hand, seat_1), services.Submitted)
 
 
 def test_a_closed_game_refuses_events(organiser):

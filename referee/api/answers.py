@@ -1,0 +1,135 @@
+"""The API's answers to writes: a service's domain result rendered as JSON, status and ETag.
+
+The services (``referee.services``, ``referee.corrections``, ``referee.verification``)
+return what they stored and caused and know nothing of HTTP. A view renders that
+result with one of this module's renderers — ``submitted`` (201 ``{event, effects,
+state}``), ``undone`` and ``corrected`` (200 ``{correction, state}``), ``verified``
+(200 ``{round, verification, state}``) — and ``respond`` sends it with the game's
+``ETag``. The same renderer, given with the ``Idempotency-Key``
+(``referee.idempotency.Idempotency.render``), makes the answer stored for a retry,
+which ``respond`` sends again as it was, with ``Idempotent-Replayed: true`` and no
+``ETag`` (the game may have moved on since).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+from rest_framework.response import Response
+
+from referee import conditional, folding
+from referee.corrections import Corrected, redacted
+from referee.idempotency import Rendered, Replay
+from referee.models import Correction, Event, Game
+from referee.services import Submitted, Undone
+from referee.verification import Verified, verification_dict
+
+
+class _OfAGame(Protocol):
+    @property
+    def game(self) -> Game: ...
+
+
+Result = TypeVar("Result", bound=_OfAGame)
+
+
+def respond(result: Result | Replay, render: Callable[[Result], Rendered]) -> Response:
+    """``result`` rendered, with the game's ``ETag`` (its version after the write); a
+    ``Replay`` as it was stored, with ``Idempotent-Replayed: true``."""
+    if isinstance(result, Replay):
+        return Response(result.body, status=result.status, headers={"Idempotent-Replayed": "true"})
+    status, body = render(result)
+    return Response(body, status=status, headers={"ETag": conditional.etag(result.game.version)})
+
+
+def once(render: Callable[[Result], Rendered]) -> Callable[[Result], Rendered]:
+    """``render``, rendering each result once: a request whose answer was stored for its
+    ``Idempotency-Key`` sends that same body without reading the database again."""
+    done: list[tuple[Result, Rendered]] = []
+
+    def render_once(result: Result) -> Rendered:
+        for seen, rendered in done:
+            if seen is result:
+                return rendered
+        rendered = render(result)
+        done.append((result, rendered))
+        return rendered
+
+    return render_once
+
+
+def submitted(result: Submitted) -> Rendered:
+    """201 ``{"event", "effects", "state"}``: the stored event (a declared hand's tiles
+    left out, R31), what it caused and the state as the sender sees it."""
+    return 201, {
+        "event": event_dict(result.event, result.effect),
+        "effects": result.effect.to_dict(),
+        "state": result.state,
+    }
+
+
+def undone(result: Undone) -> Rendered:
+    """200 ``{"correction", "state"}``: the undo (the event it revoked) and the state."""
+    correction = result.correction
+    return 200, {
+        "correction": {
+            "kind": correction.kind,
+            "entered_by": correction.entered_by,
+            "created_at": correction.created_at.isoformat(),
+            "reason": correction.reason,
+            "replaced": [event_dict(result.undone)],
+            "replacement": event_dict(correction.replacement) if correction.replacement else None,
+        },
+        "state": result.state,
+    }
+
+
+def corrected(result: Corrected) -> Rendered:
+    """200 ``{"correction", "state"}``: the correction (``null`` when nothing changed)."""
+    correction = result.correction
+    return 200, {
+        "correction": correction_dict(correction) if correction is not None else None,
+        "state": result.state,
+    }
+
+
+def verified(result: Verified) -> Rendered:
+    """200 ``{"round", "verification", "state"}``: the round's verification as it stands."""
+    return 200, {
+        "round": result.round,
+        "verification": verification_dict(result.verification),
+        "state": result.state,
+    }
+
+
+def event_dict(event: Event, effect: folding.Effects | None = None) -> dict[str, Any]:
+    """A stored event as the API shows it: position, kind, round, its payload (a declared
+    hand's tiles left out, R31), author and time; with ``effect``, what it named and the
+    stones it moved."""
+    data: dict[str, Any] = {
+        "position": event.position,
+        "kind": event.kind,
+        "round": event.round_number,
+        **{k: v for k, v in event.payload.items() if not (event.kind == "hand" and k == "tiles")},
+        "entered_by": event.entered_by,
+        "created_at": event.created_at.isoformat() if event.created_at else None,
+    }
+    if effect is not None:
+        data["named"] = effect.named
+        data["transfers"] = effect.transfers
+    return data
+
+
+def correction_dict(correction: Correction) -> dict[str, Any]:
+    """A correction as the API shows it: kind, author, time, reason and its changes."""
+    return {
+        "id": correction.pk,
+        "kind": correction.kind,
+        "entered_by": correction.entered_by,
+        "created_at": correction.created_at.isoformat(),
+        "reason": correction.reason,
+        "changes": redacted(correction.changes),
+        "replaced": [event_dict(e) for e in correction.revoked.order_by("position")],
+        "replacement": event_dict(correction.replacement) if correction.replacement else None,
+    }
