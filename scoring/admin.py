@@ -113,8 +113,10 @@ class GameLeagueForm(forms.ModelForm):  # type: ignore[type-arg]
         league = self.league
         if season is not None and club is not None and season.club_id != club.pk:
             raise forms.ValidationError("This season belongs to another club.")
-        if season is not None and season.is_archived and (
-            league is None or season.pk != league.season_id
+        if (
+            season is not None
+            and season.is_archived
+            and (league is None or season.pk != league.season_id)
         ):
             raise forms.ValidationError("This season is archived.")
         was = league.club_id if league is not None else None

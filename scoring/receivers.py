@@ -32,9 +32,7 @@ def game_created(
     )
 
 
-def seat_reseated(
-    sender: Any, *, game: Game, seat: int, player: int | None, **kwargs: Any
-) -> None:
+def seat_reseated(sender: Any, *, game: Game, seat: int, player: int | None, **kwargs: Any) -> None:
     """Who sits a seat from the start changed (R38): keep its registered player."""
     services.seat_player_set(game=game, seat=seat, player=player)
 

@@ -416,7 +416,11 @@ def game_league_assign(*, game: Game, club: Club | None, season: Season | None) 
 
 
 def game_league_record(
-    *, game: Game, club_id: int | None, season_id: int | None, players: Sequence[int | None],
+    *,
+    game: Game,
+    club_id: int | None,
+    season_id: int | None,
+    players: Sequence[int | None],
     seats: Sequence[Seat],
 ) -> None:
     """Keep a new game's league (``referee.signals.game_created``, in its transaction): its
