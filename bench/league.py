@@ -105,7 +105,9 @@ def build(rounds: int, *, rng: random.Random) -> League:
         )
         for _ in range(games_count)
     )
-    GameLeague.objects.bulk_create(GameLeague(game=game, club=club, season=season) for game in games)
+    GameLeague.objects.bulk_create(
+        GameLeague(game=game, club=club, season=season) for game in games
+    )
     seating = [rng.sample(players, 5) for _ in games]
     seats = Seat.objects.bulk_create(
         Seat(game=game, number=n, name=player.display_name)

@@ -332,7 +332,7 @@ def seat_rename(
     game.version += 1
     game.save(update_fields=["version"])
     if previous != player_id:
-        signals.seat_reseated.send(Game, game=game, seat=row.number, player=player_id)
+        signals.seat_reseated.send(Game, game=game, seat=row, player=player_id)
     signals.rounds_changed.send(Game, game=game, engine=None, played_at=None)
     body = {"correction": correction_dict(correction), "state": game_state_for(game)}
     return Outcome(200, body, headers=_etag(game))

@@ -27,8 +27,9 @@ Signals and their keyword arguments (``sender`` is always ``referee.models.Game`
 
 ``seat_reseated``
     Who sits a seat from the game's start changed (a re-seating, R38): ``game``
-    (saved), ``seat`` (0–4) and ``player`` (the registered player id, or
-    ``None`` for a guest's name). Sent before that write's ``rounds_changed``.
+    (saved), ``seat`` (the ``Seat`` row, saved) and ``player`` (the registered
+    player id, or ``None`` for a guest's name). Sent before that write's
+    ``rounds_changed``.
 
 ``rounds_changed``
     Any settled round of the game may have changed or appeared: a game

@@ -32,9 +32,11 @@ def game_created(
     )
 
 
-def seat_reseated(sender: Any, *, game: Game, seat: int, player: int | None, **kwargs: Any) -> None:
+def seat_reseated(
+    sender: Any, *, game: Game, seat: Seat, player: int | None, **kwargs: Any
+) -> None:
     """Who sits a seat from the start changed (R38): keep its registered player."""
-    services.seat_player_set(game=game, seat=seat, player=player)
+    services.seat_player_set(seat=seat, player=player)
 
 
 def round_settled(

@@ -66,11 +66,11 @@ def game_league(*, game: Game) -> GameLeague | None:
 def seat_players(*, game: Game) -> dict[int, int]:
     """Seat number (0–4) → the registered player who sits it from the game's start (R38;
     guests' seats absent). No query with the seats prefetched through ``SEATS``, else one."""
-    cache = getattr(game, "_prefetched_objects_cache", {})
-    if "seats" in cache:
+    seats = getattr(game, "_prefetched_objects_cache", {}).get("seats")
+    if seats is not None and all(Seat.registered.is_cached(seat) for seat in seats):
         return {
             seat.number: seat.registered.player_id
-            for seat in cache["seats"]
+            for seat in seats
             if getattr(seat, "registered", None) is not None
         }
     return dict(

@@ -439,17 +439,18 @@ def game_league_record(
         SeatPlayer.objects.bulk_create(links)
 
 
-def seat_player_set(*, game: Game, seat: int, player: int | None) -> None:
-    """A re-seating (``referee.signals.seat_reseated``, R38): seat ``seat`` (0–4) of ``game``
-    is sat from the start by the registered ``player`` (its id), or a guest (``None``)."""
-    _seat_player_write(Seat.objects.get(game=game, number=seat), player)
+def seat_player_set(*, seat: Seat, player: int | None) -> None:
+    """A re-seating (``referee.signals.seat_reseated``, R38): ``seat`` is sat from the game's
+    start by the registered ``player`` (its id), or a guest (``None``). One query, two when
+    a guest's seat gets a player; the caller holds the game's lock."""
+    _seat_player_write(seat, player)
 
 
 def _seat_player_write(seat: Seat, player: int | None) -> None:
     if player is None:
         SeatPlayer.objects.filter(seat=seat).delete()
-    else:
-        SeatPlayer.objects.update_or_create(seat=seat, defaults={"player_id": player})
+    elif not SeatPlayer.objects.filter(seat=seat).update(player_id=player):
+        SeatPlayer.objects.create(seat=seat, player_id=player)
 
 
 # -- the seat-round stats (scoring.receivers, on the referee's signals, in its transaction) ---
