@@ -5,12 +5,22 @@ from __future__ import annotations
 import pytest
 from django.db.models import ProtectedError
 
+from referee import corrections
 from referee import services as referee_services
 from referee.engine.errors import RefereeError
 from referee.models import Seat
 from scoring import exceptions as errors
 from scoring import services
-from scoring.models import GameLeague, Membership, Player, PlayerMerge, SeatLink, SeatRound
+from scoring.league import ClubLeague
+from scoring.models import (
+    GameLeague,
+    Membership,
+    Player,
+    PlayerMerge,
+    SeatLink,
+    SeatPlayer,
+    SeatRound,
+)
 from tests.factories import UserFactory
 from tests.scoring.factories import ClubFactory, PlayerFactory, SeasonFactory
 
@@ -54,6 +64,44 @@ def test_a_season_alone_puts_the_game_in_its_club(organiser, club, season, playe
     )
 
     assert game.league.club == club
+
+
+def test_a_friendly_game_leaves_no_league_rows(organiser):
+    game = referee_services.game_create(players=list("ABCDE"), created_by=organiser)
+
+    assert not GameLeague.objects.filter(game=game).exists()
+    assert not SeatPlayer.objects.filter(seat__game=game).exists()
+
+
+def test_re_seating_a_player_then_a_guest_keeps_the_seats_player_in_the_league_R38(
+    organiser, club, season, players
+):
+    game = referee_services.game_create(
+        players=[p.pk for p in players[:4]] + ["Gita"],
+        created_by=organiser,
+        club=club,
+        season=season,
+    )
+    actor = referee_services.Actor(user=organiser)
+
+    corrections.seat_rename(game_id=game.pk, seat=4, player=players[4].pk, actor=actor)
+    assert SeatPlayer.objects.get(seat__game=game, seat__number=4).player == players[4]
+    corrections.seat_rename(game_id=game.pk, seat=0, name="Guest Andi", actor=actor)
+
+    assert not SeatPlayer.objects.filter(seat__game=game, seat__number=0).exists()
+    assert ClubLeague().seat_players(game=game) == {
+        1: players[1].pk,
+        2: players[2].pk,
+        3: players[3].pk,
+        4: players[4].pk,
+    }
+    audit = [c.changes[0] for c in game.corrections.order_by("created_at", "id")]
+    assert [(c["previous"]["player"], c["player"]) for c in audit] == [
+        (None, players[4].pk),
+        (players[0].pk, None),
+    ]
+    names = [o.name for o in game.seats_now()]
+    assert names == ["Guest Andi", "Besse", "Cakra", "Daeng", players[4].display_name]
 
 
 @pytest.mark.parametrize(
