@@ -83,7 +83,7 @@ def build(rounds: int, *, rng: random.Random) -> League:
     from referee.engine import DEFAULT_RULES
     from referee.models import Game, Seat, new_join_code
     from scoring import services
-    from scoring.models import Club, Player, Season, SeatRound
+    from scoring.models import Club, GameLeague, Player, Season, SeatPlayer, SeatRound
 
     start = time.perf_counter()
     slug = f"bench-{rounds}"
@@ -102,16 +102,21 @@ def build(rounds: int, *, rng: random.Random) -> League:
             rules=rules,
             status=Game.Status.CLOSED,
             state={},
-            club=club,
-            season=season,
         )
         for _ in range(games_count)
     )
+    GameLeague.objects.bulk_create(
+        GameLeague(game=game, club=club, season=season) for game in games
+    )
     seating = [rng.sample(players, 5) for _ in games]
-    Seat.objects.bulk_create(
-        Seat(game=game, number=n, name=player.display_name, player=player)
+    seats = Seat.objects.bulk_create(
+        Seat(game=game, number=n, name=player.display_name)
         for game, seated in zip(games, seating, strict=True)
         for n, player in enumerate(seated)
+    )
+    SeatPlayer.objects.bulk_create(
+        SeatPlayer(seat=seat, player=player)
+        for seat, player in zip(seats, (p for seated in seating for p in seated), strict=True)
     )
     table = SeatRound._meta.db_table
     copy_sql = f"COPY {table} ({', '.join(SEAT_ROUND_COLUMNS)}) FROM STDIN"

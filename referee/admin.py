@@ -29,7 +29,7 @@ class ReadOnlyInline(admin.TabularInline):  # type: ignore[type-arg]
 
 class SeatInline(ReadOnlyInline):
     model = Seat
-    fields = ("number", "name", "player")
+    fields = ("number", "name")
     readonly_fields = fields
 
 
@@ -56,14 +56,11 @@ class CorrectionInline(ReadOnlyInline):
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    list_display = ["id", "club", "season", "status", "version", "created_at", "closed_at"]
-    list_filter = ["status", "club", "season"]
+    list_display = ["id", "status", "version", "created_at", "closed_at"]
+    list_filter = ["status"]
     search_fields = ["id", "join_code", "seats__name"]
-    list_select_related = ["club", "season"]
     fields = [
         "id",
-        "club",
-        "season",
         "status",
         "join_code",
         "rules",
@@ -74,8 +71,6 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     ]
     readonly_fields = [
         "id",
-        "club",
-        "season",
         "status",
         "join_code",
         "rules",

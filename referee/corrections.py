@@ -320,12 +320,13 @@ def seat_rename(
     _check_open(game, None, actor)
     row = Seat.objects.get(game=game, number=check_seat(seat))
     entry_name, player_id = _seat_entry(game, name, player, allow_elsewhere, seat=row.number)
-    if row.name == entry_name and row.player_id == player_id:
+    previous = league().seat_players(game=game).get(row.number)  # the league keeps it
+    if row.name == entry_name and previous == player_id:
         return Corrected(game, None, game_state_for(game))
     change = {
         "op": "seat",
         "seat": seat,
-        "previous": {"name": row.name, "player": row.player_id},
+        "previous": {"name": row.name, "player": previous},
         "name": entry_name,
         "player": player_id,
     }
@@ -336,10 +337,12 @@ def seat_rename(
         reason=reason,
         changes=[change],
     )
-    row.name, row.player_id = entry_name, player_id
-    row.save(update_fields=["name", "player"])
+    row.name = entry_name
+    row.save(update_fields=["name"])
     game.version += 1
     game.save(update_fields=["version"])
+    if previous != player_id:
+        signals.seat_reseated.send(Game, game=game, seat=row, player=player_id)
     signals.rounds_changed.send(Game, game=game, engine=None, played_at=None)
     return Corrected(game, correction, game_state_for(game))
 

@@ -7,7 +7,9 @@ the referee asks the ``League`` registered here. This base class is the answer
 without a league: every seat a guest's name, no club, no organiser but the
 game's creator. ``scoring.apps`` registers the league's implementation in
 ``ready()``; what the league must *write* when a game changes it learns from
-``referee.signals``.
+``referee.signals`` (a new game's club, season and seat players: ``game_created``;
+a re-seated player: ``seat_reseated``). The referee's own tables hold nothing of
+the league: no game's club or season, no seat's registered player.
 """
 
 from __future__ import annotations
@@ -92,6 +94,12 @@ class League:
 
         raise RecordInvalid(gettext_noop("a seat is sat by a non-empty name"), rule="R38")
 
+    def seat_players(self, *, game: Game) -> dict[int, int]:
+        """The registered players who sit ``game``'s seats from its start, as seat number
+        (0–4) → player id; a guest's seat is absent (substitutes are the referee's own,
+        R38: ``Game.seats_now``). None without a league."""
+        return {}
+
     def organises(self, *, user: UserLike, game: Game) -> bool:
         """Whether ``user`` organises the league (club) ``game`` counts for."""
         return False
@@ -122,6 +130,11 @@ class League:
     def create_fields(self) -> dict[str, Field[Any, Any, Any, Any]]:
         """Serializer fields a new game's body gains (after ``rules``): their values are
         passed to ``game_create`` by name."""
+        return {}
+
+    def list_fields(self) -> dict[str, Field[Any, Any, Any, Any]]:
+        """Read-only serializer fields a game in the list of games gains (after ``players``),
+        read from the games of ``games_accessible``."""
         return {}
 
     def import_query(self, query: Mapping[str, Any]) -> dict[str, Any]:

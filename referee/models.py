@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -55,13 +56,6 @@ class Game(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     closed_at = models.DateTimeField(null=True, blank=True)
-    # League records (scoring): the club and season a game counts for, if any.
-    club = models.ForeignKey(
-        "scoring.Club", null=True, blank=True, on_delete=models.PROTECT, related_name="games"
-    )
-    season = models.ForeignKey(
-        "scoring.Season", null=True, blank=True, on_delete=models.PROTECT, related_name="games"
-    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -74,10 +68,15 @@ class Game(models.Model):
         """The seats' names as the game began, seat 0 to 4 (the record's ``players``)."""
         return [seat.name for seat in self.seats.all()]
 
-    def seats_now(self) -> list[Occupant]:
-        """Who sits each seat now, seat 0 to 4: the seat's name and club player, or those
-        of the latest substitute of that seat (R38). Uses prefetched ``seats`` if any."""
-        now = [Occupant(s.number, s.name, s.player_id) for s in self.seats.all()]
+    def seats_now(self, registered: Mapping[int, int | None] | None = None) -> list[Occupant]:
+        """Who sits each seat now, seat 0 to 4: the seat's name and registered player, or
+        those of the latest substitute of that seat (R38). Uses prefetched ``seats`` if any.
+
+        The referee keeps no seat's player: ``registered`` (seat number → player id, as
+        the league keeps them, ``referee.league.League.seat_players``) gives those from the
+        game's start; without it only a substitute's player is known (R38)."""
+        registered = registered or {}
+        now = [Occupant(s.number, s.name, registered.get(s.number)) for s in self.seats.all()]
         for _round, seat, name, player in sorted(
             self.state.get("substitutes") or [], key=lambda sub: sub[0] or 0
         ):
@@ -93,7 +92,8 @@ class Game(models.Model):
 
 @dataclass(frozen=True)
 class Occupant:
-    """Who sits a seat (0–4): a name, and the club's player (``None`` for a guest)."""
+    """Who sits a seat (0–4): a name, and the club's player (``None`` for a guest, or not
+    known: see ``Game.seats_now``)."""
 
     number: int
     name: str
@@ -106,14 +106,6 @@ class Seat(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     number = models.PositiveSmallIntegerField()
     name = models.CharField(max_length=80)
-    player = models.ForeignKey(
-        "scoring.Player",
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="seats",
-        help_text="The club's registered player in this seat; empty for a guest.",
-    )
     computer = models.CharField(
         max_length=16,
         blank=True,

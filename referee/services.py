@@ -252,12 +252,18 @@ def game_create(
             GameState.initial(rule_set),
             current=store.RoundCache(0, 1, (), tuple(n.strip() for n in seating.names)),
         ).to_json(),
+    )
+    seats = Seat.objects.bulk_create(
+        Seat(game=game, number=number, name=name.strip())
+        for number, name in enumerate(seating.names)
+    )
+    signals.game_created.send(  # the league keeps its club, season and seat players
+        Game,
+        game=game,
         club_id=seating.club_id,
         season_id=seating.season_id,
-    )
-    Seat.objects.bulk_create(
-        Seat(game=game, number=number, name=name.strip(), player_id=player)
-        for number, (name, player) in enumerate(zip(seating.names, seating.players, strict=True))
+        players=list(seating.players),
+        seats=seats,
     )
     return game
 

@@ -17,6 +17,20 @@ Signals and their keyword arguments (``sender`` is always ``referee.models.Game`
     the fold resumed from: the standing at the start of its first round) and
     ``played_at`` (the event's time, a datetime).
 
+``game_created``
+    A game was created (``game_create``, and so every import): ``game`` (saved,
+    its five seats too), ``club_id`` and ``season_id`` (the league it counts
+    for as ``League.seating`` resolved it, or ``None``) and ``players`` (seat
+    0–4 → the registered player id, or ``None`` for a guest) with ``seats`` (the
+    five saved ``Seat`` rows, seat 0–4). The league keeps them: the referee
+    stores none of them.
+
+``seat_reseated``
+    Who sits a seat from the game's start changed (a re-seating, R38): ``game``
+    (saved), ``seat`` (the ``Seat`` row, saved) and ``player`` (the registered
+    player id, or ``None`` for a guest's name). Sent before that write's
+    ``rounds_changed``.
+
 ``rounds_changed``
     Any settled round of the game may have changed or appeared: a game
     imported, a correction of any round (amend, insert, remove, batch,
@@ -33,5 +47,7 @@ from __future__ import annotations
 
 from django.dispatch import Signal
 
+game_created = Signal()
+seat_reseated = Signal()
 round_settled = Signal()
 rounds_changed = Signal()

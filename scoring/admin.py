@@ -13,10 +13,10 @@ from django.contrib import admin
 from django.http import HttpRequest
 from django.utils import timezone
 
-from referee.admin import GameAdmin
-from referee.models import Game
-from scoring import services
-from scoring.models import Club, Membership, Player, PlayerMerge, Season, SeatLink
+from referee.admin import GameAdmin, ReadOnlyInline, SeatInline
+from referee.models import Game, Seat
+from scoring import selectors, services
+from scoring.models import Club, Membership, Player, PlayerMerge, Season, SeatLink, SeatPlayer
 
 
 class NoDeleteAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
@@ -89,22 +89,59 @@ class SeatLinkAdmin(ReadOnlyAdmin):
 
 
 class GameLeagueForm(forms.ModelForm):  # type: ignore[type-arg]
+    """The game's league (``GameLeague``): not the game's fields, the league's."""
+
+    club = forms.ModelChoiceField(Club.objects.all(), required=False)
+    season = forms.ModelChoiceField(Season.objects.all(), required=False)
+
     class Meta:
         model = Game
-        fields = ["club", "season"]
+        fields: list[str] = []
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.league = (
+            selectors.game_league(game=self.instance) if self.instance.pk is not None else None
+        )
+        if self.league is not None:
+            self.fields["club"].initial = self.league.club_id
+            self.fields["season"].initial = self.league.season_id
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         club, season = data.get("club"), data.get("season")
+        league = self.league
         if season is not None and club is not None and season.club_id != club.pk:
             raise forms.ValidationError("This season belongs to another club.")
-        if season is not None and season.is_archived and season.pk != self.instance.season_id:
+        if (
+            season is not None
+            and season.is_archived
+            and (league is None or season.pk != league.season_id)
+        ):
             raise forms.ValidationError("This season is archived.")
-        if (club.pk if club else None) != self.instance.club_id and self.instance.seats.filter(
-            player__isnull=False
+        was = league.club_id if league is not None else None
+        if (club.pk if club else None) != was and SeatPlayer.objects.filter(
+            seat__game=self.instance
         ).exists():
             raise forms.ValidationError("Registered players are seated: the club cannot change.")
         return data
+
+
+class LeagueSeatInline(ReadOnlyInline):
+    """The referee's seats, with each seat's registered player (``SeatPlayer``), read-only:
+    re-seat or link a seat through the API."""
+
+    model = Seat
+    fields = ("number", "name", "player")
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        return super().get_queryset(request).select_related("registered__player")
+
+    @admin.display(description="player")
+    def player(self, seat: Seat) -> Any:
+        registered = getattr(seat, "registered", None)
+        return registered.player if registered is not None else None
 
 
 class LeagueGameAdmin(GameAdmin):
@@ -112,7 +149,21 @@ class LeagueGameAdmin(GameAdmin):
     (its seat-rounds follow through ``scoring.services.game_league_assign``)."""
 
     form = GameLeagueForm
-    readonly_fields = [f for f in GameAdmin.readonly_fields if f not in ("club", "season")]
+    list_display = ["id", "club", "season", *GameAdmin.list_display[1:]]
+    list_filter = [*GameAdmin.list_filter, "league__club", "league__season"]
+    list_select_related = ["league__club", "league__season"]
+    fields = ["id", "club", "season", *GameAdmin.fields[1:]]
+    inlines = [LeagueSeatInline if i is SeatInline else i for i in GameAdmin.inlines]
+
+    @admin.display(description="club", ordering="league__club__name")
+    def club(self, game: Game) -> Any:
+        league = selectors.game_league(game=game)
+        return league.club if league is not None else None
+
+    @admin.display(description="season")
+    def season(self, game: Game) -> Any:
+        league = selectors.game_league(game=game)
+        return league.season if league is not None else None
 
     def save_model(self, request: HttpRequest, obj: Game, form: Any, change: bool) -> None:
         services.game_league_assign(

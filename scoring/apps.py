@@ -21,6 +21,8 @@ class ScoringConfig(AppConfig):
         from scoring import receivers
         from scoring.league import ClubLeague
 
+        signals.game_created.connect(receivers.game_created, dispatch_uid="scoring.created")
+        signals.seat_reseated.connect(receivers.seat_reseated, dispatch_uid="scoring.reseated")
         signals.round_settled.connect(receivers.round_settled, dispatch_uid="scoring.settled")
         signals.rounds_changed.connect(receivers.rounds_changed, dispatch_uid="scoring.changed")
         pre_delete.connect(receivers.game_deleting, sender=Game, dispatch_uid="scoring.deleting")

@@ -55,14 +55,24 @@ class ClubLeague(referee_league.League):
         """A player of the game's club (``player_not_in_club``, ``player_merged``), not in
         another open game unless allowed (``player_seated_elsewhere``), nor, re-seating
         ``seat``, in another seat of this game (``player_twice``)."""
-        resolved = services.game_league_resolve(players=[player], club=game.club, season=None)
+        in_league = selectors.game_league(game=game)
+        resolved = services.game_league_resolve(
+            players=[player], club=in_league.club if in_league else None, season=None
+        )
         found = resolved.seats[0][1]
         assert found is not None
         if not allow_elsewhere:
             services.check_not_seated_elsewhere(player=found, game=game)
-        if seat is not None and game.seats.filter(player_id=found.pk).exclude(number=seat).exists():
+        if seat is not None and any(
+            number != seat and pk == found.pk
+            for number, pk in selectors.seat_players(game=game).items()
+        ):
             raise PlayerTwice()
         return found.display_name, found.pk
+
+    def seat_players(self, *, game: Game) -> dict[int, int]:
+        """``selectors.seat_players``: one query (none with the seats prefetched)."""
+        return selectors.seat_players(game=game)
 
     def new_game_leagues(self, *, user: UserLike) -> list[LeagueChoice]:
         """Each club ``user`` organises (by membership, staff too), then its seasons not
@@ -104,9 +114,10 @@ class ClubLeague(referee_league.League):
         return selectors.games_accessible(user=user)
 
     def club_players(self, *, game: Game) -> list[tuple[int, str]]:
-        if game.club is None:
+        in_league = selectors.game_league(game=game)
+        if in_league is None:
             return []
-        rows = selectors.club_players(club=game.club).order_by("display_name")
+        rows = selectors.club_players(club=in_league.club).order_by("display_name")
         return [
             (p.pk, f"{p.display_name} ({p.member_number})" if p.member_number else p.display_name)
             for p in rows
@@ -128,6 +139,11 @@ class ClubLeague(referee_league.League):
         from scoring.api.serializers import game_league_fields
 
         return game_league_fields()
+
+    def list_fields(self) -> dict[str, Field[Any, Any, Any, Any]]:
+        from scoring.api.serializers import game_list_fields
+
+        return game_list_fields()
 
     def import_query(self, query: Mapping[str, Any]) -> dict[str, Any]:
         from scoring.api.serializers import GameLeagueQuerySerializer

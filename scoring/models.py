@@ -1,6 +1,7 @@
 """League records: clubs, their organisers and players, seasons, and each seat's rounds.
 
-A club's games (``referee.Game.club``/``season``) are the source of truth;
+A club's games (``GameLeague``: the club and season a ``referee.Game`` counts for, and
+``SeatPlayer``: the registered player of a seat) are the source of truth;
 ``SeatRound`` is derived from them — one row per seat per settled round —
 and is kept by ``scoring.services`` in the same transaction as the event or
 correction that changed the game, never edited by hand. Per-player totals
@@ -140,6 +141,47 @@ class Season(models.Model):
 
     def __str__(self) -> str:
         return f"{self.club}: {self.name}"
+
+
+class GameLeague(models.Model):
+    """The league a game counts for: its club and, if any, the club's season.
+
+    One row per league game (a friendly game has none), written by the league
+    when the referee announces the game (``referee.signals.game_created``) and
+    by ``services.game_league_assign``. The referee's tables know nothing of
+    it; ``Game.league`` reads it from the league's side.
+    """
+
+    game = models.OneToOneField(
+        "referee.Game", primary_key=True, on_delete=models.CASCADE, related_name="league"
+    )
+    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="games")
+    season = models.ForeignKey(
+        Season, null=True, blank=True, on_delete=models.PROTECT, related_name="games"
+    )
+
+    class Meta:
+        verbose_name = "game's league"
+
+    def __str__(self) -> str:
+        return f"{self.game_id} in {self.club_id}/{self.season_id or '-'}"
+
+
+class SeatPlayer(models.Model):
+    """The club's registered player who sits a seat from the game's start (R38); a guest's
+    seat has no row. Substitutes are the referee's events, not rows here.
+
+    Written by the league when the referee announces a new game or a re-seating
+    (``referee.signals``), re-pointed by a merge; ``Seat.registered`` reads it.
+    """
+
+    seat = models.OneToOneField(
+        "referee.Seat", primary_key=True, on_delete=models.CASCADE, related_name="registered"
+    )
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="seats")
+
+    def __str__(self) -> str:
+        return f"seat {self.seat_id}: {self.player_id}"
 
 
 class PlayerMerge(models.Model):

@@ -7,13 +7,36 @@ write in that same transaction, and an error here refuses the referee's write.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from referee.engine import Game as EngineGame
-from referee.models import Game
+from referee.models import Game, Seat
 from scoring import services
+
+
+def game_created(
+    sender: Any,
+    *,
+    game: Game,
+    club_id: int | None,
+    season_id: int | None,
+    players: Sequence[int | None],
+    seats: Sequence[Seat],
+    **kwargs: Any,
+) -> None:
+    """A game was created: keep its club, season and seats' registered players."""
+    services.game_league_record(
+        game=game, club_id=club_id, season_id=season_id, players=players, seats=seats
+    )
+
+
+def seat_reseated(
+    sender: Any, *, game: Game, seat: Seat, player: int | None, **kwargs: Any
+) -> None:
+    """Who sits a seat from the start changed (R38): keep its registered player."""
+    services.seat_player_set(seat=seat, player=player)
 
 
 def round_settled(

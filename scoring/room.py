@@ -161,7 +161,7 @@ def room_state(club: Club, *, now: dt.datetime | None = None) -> Room:
     created.
     """
     games = list(
-        Game.objects.filter(club=club, status=Game.Status.OPEN)
+        Game.objects.filter(league__club=club, status=Game.Status.OPEN)
         .prefetch_related("seats")
         .order_by("created_at", "pk")[:MAX_TABLES]
     )

@@ -22,6 +22,7 @@ from django.db.models import (
     FloatField,
     Max,
     OuterRef,
+    Prefetch,
     Q,
     QuerySet,
     Subquery,
@@ -29,10 +30,11 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Coalesce, Round
 
-from referee.models import Game
+from referee.models import Game, Occupant, Seat
 from scoring import ratings as ratings_core
 from scoring.models import (
     Club,
+    GameLeague,
     Membership,
     Player,
     PlayerRating,
@@ -43,6 +45,46 @@ from scoring.models import (
 )
 
 UserLike = AbstractBaseUser | AnonymousUser | None
+
+# A game's seats with their registered players (``SeatPlayer``) in the same query: for
+# ``prefetch_related`` (``seat_players`` then reads them without a query).
+SEATS = Prefetch("seats", queryset=Seat.objects.select_related("registered"))
+
+# -- a game's league -----------------------------------------------------------------------
+
+
+def game_league(*, game: Game) -> GameLeague | None:
+    """The club and season ``game`` counts for (``None``: a friendly game), with its club.
+    No query when read already (``select_related("league__club")``), else one, whose answer
+    ``game.league`` keeps."""
+    cache = game._state.fields_cache
+    if "league" not in cache:  # the reverse one-to-one's cache: None is "no row"
+        cache["league"] = GameLeague.objects.select_related("club").filter(game=game).first()
+    return cache["league"]  # type: ignore[no-any-return]
+
+
+def seat_players(*, game: Game) -> dict[int, int]:
+    """Seat number (0–4) → the registered player who sits it from the game's start (R38;
+    guests' seats absent). No query with the seats prefetched through ``SEATS``, else one."""
+    seats = getattr(game, "_prefetched_objects_cache", {}).get("seats")
+    if seats is not None and all(Seat.registered.is_cached(seat) for seat in seats):
+        return {
+            seat.number: seat.registered.player_id
+            for seat in seats
+            if getattr(seat, "registered", None) is not None
+        }
+    return dict(
+        Seat.objects.filter(game=game, registered__isnull=False).values_list(
+            "number", "registered__player"
+        )
+    )
+
+
+def seats_now(game: Game) -> list[Occupant]:
+    """Who sits each seat of ``game`` now (``Game.seats_now``: substitutes applied, R38)
+    with the registered players the league keeps."""
+    return game.seats_now(seat_players(game=game))
+
 
 # -- who may do what -----------------------------------------------------------------------
 
@@ -80,10 +122,10 @@ def club_can_read(*, user: UserLike, club: Club) -> bool:
 
 def game_organised_by(*, user: UserLike, game: Game) -> bool:
     """Whether the user organises the game's club (a director may correct its events)."""
-    if game.club_id is None or user is None or not user.is_authenticated:
+    if user is None or not user.is_authenticated:
         return False
     return Membership.objects.filter(
-        club_id=game.club_id, user_id=user.pk, role=Membership.Role.ORGANISER
+        club__games__game=game, user_id=user.pk, role=Membership.Role.ORGANISER
     ).exists()
 
 
@@ -92,12 +134,12 @@ def games_accessible(*, user: UserLike) -> QuerySet[Game]:
     clubs they organise (staff: every game); with their club and seats (two queries)."""
     if user is None or not user.is_authenticated:
         return Game.objects.none()
-    games = Game.objects.select_related("club").prefetch_related("seats")
+    games = Game.objects.select_related("league__club").prefetch_related("seats")
     if not getattr(user, "is_staff", False):
         organised = Membership.objects.filter(
             user_id=user.pk, role=Membership.Role.ORGANISER
         ).values("club_id")
-        games = games.filter(Q(created_by_id=user.pk) | Q(club_id__in=organised))
+        games = games.filter(Q(created_by_id=user.pk) | Q(league__club_id__in=organised))
     return games.order_by("-created_at", "-pk")
 
 
@@ -126,11 +168,12 @@ def club_seasons(*, club: Club) -> QuerySet[Season]:
 
 
 def club_games(*, club: Club) -> QuerySet[Game]:
-    """The club's games, newest first, with their seats (two queries)."""
+    """The club's games, newest first, with their league and seats (with their registered
+    players): two queries."""
     return (
-        Game.objects.filter(club=club)
-        .select_related("season")
-        .prefetch_related("seats")
+        Game.objects.filter(league__club=club)
+        .select_related("league")
+        .prefetch_related(SEATS)
         .order_by("-created_at")
     )
 

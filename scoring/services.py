@@ -48,6 +48,7 @@ from scoring.lines import SeatLine, game_lines, round_lines
 from scoring.models import (
     TOTAL_FIELDS,
     Club,
+    GameLeague,
     Membership,
     Player,
     PlayerMerge,
@@ -57,6 +58,7 @@ from scoring.models import (
     RatingStep,
     Season,
     SeatLink,
+    SeatPlayer,
     SeatRound,
 )
 
@@ -181,7 +183,9 @@ def player_merge(
     if survivor.club_id != duplicate.club_id or survivor.pk == duplicate.pk:
         raise MergeInvalid()
     game_ids = list(
-        Seat.objects.filter(player=duplicate).values_list("game_id", flat=True).distinct()
+        SeatPlayer.objects.filter(player=duplicate)
+        .values_list("seat__game_id", flat=True)
+        .distinct()
     )
     list(Game.objects.select_for_update().filter(pk__in=game_ids).order_by("pk").values("pk"))
     locked = {
@@ -191,11 +195,11 @@ def player_merge(
     survivor, duplicate = locked[survivor.pk], locked[duplicate.pk]
     if survivor.is_merged or duplicate.is_merged:
         raise PlayerMerged()
-    if Seat.objects.filter(player=survivor, game_id__in=game_ids).exists():
+    if SeatPlayer.objects.filter(player=survivor, seat__game_id__in=game_ids).exists():
         raise MergeInvalid(
             "These players sat at the same game: they are two people, not duplicates."
         )
-    seats_moved = Seat.objects.filter(player=duplicate).update(player=survivor)
+    seats_moved = SeatPlayer.objects.filter(player=duplicate).update(player=survivor)
     both = SeatRound.objects.filter(player__in=[survivor, duplicate])
     old = list(both.values(*ROW_FIELDS))
     rows_moved = SeatRound.objects.filter(player=duplicate).update(player=survivor)
@@ -270,7 +274,7 @@ def season_archive(*, season: Season, by: UserLike) -> Season:
 
 
 @dataclass(frozen=True)
-class GameLeague:
+class LeagueSeating:
     """A new game's club, season and seats: (name, registered player or ``None``) each."""
 
     club: Club | None
@@ -288,7 +292,7 @@ def game_league_resolve(
     club: Club | None = None,
     season: Season | None = None,
     created_by: UserLike = None,
-) -> GameLeague:
+) -> LeagueSeating:
     """Check a new game's seats against its club: each a guest's name or a player id.
 
     A name (``str``) is a guest; an ``int`` (or ``{"player": id}``) is a
@@ -329,7 +333,7 @@ def game_league_resolve(
         if player.is_merged:
             raise PlayerMerged(player=pk, merged_into=player.merged_into_id)
         seats.append((player.display_name, player))
-    return GameLeague(club, season, seats)
+    return LeagueSeating(club, season, seats)
 
 
 def _player_id(entry: Any) -> int | None:
@@ -350,22 +354,30 @@ def seat_link(*, game: Game, seat_number: int, player: Player | None, by: UserLi
     ``player_merged`` and ``player_twice`` (already in another seat).
     """
     game = Game.objects.select_for_update().get(pk=game.pk)
-    if game.club is None:
+    league = selectors.game_league(game=game)
+    if league is None:
         raise ClubRequired()
-    _require_organiser(by, game.club)
-    seat = Seat.objects.get(game=game, number=seat_number)
+    _require_organiser(by, league.club)
+    seat = Seat.objects.select_related("registered__player").get(game=game, number=seat_number)
     if player is not None:
-        if player.club_id != game.club_id:
+        if player.club_id != league.club_id:
             raise PlayerNotInClub(player=player.pk)
         if player.is_merged:
             raise PlayerMerged(player=player.pk, merged_into=player.merged_into_id)
-        if Seat.objects.filter(game=game, player=player).exclude(pk=seat.pk).exists():
+        if (
+            SeatPlayer.objects.filter(seat__game=game, player=player)
+            .exclude(seat_id=seat.pk)
+            .exists()
+        ):
             raise PlayerTwice()
+    registered = getattr(seat, "registered", None)
     SeatLink.objects.create(
-        seat=seat, previous=seat.player, player=player, linked_by=_user_or_none(by)
+        seat=seat,
+        previous=registered.player if registered is not None else None,
+        player=player,
+        linked_by=_user_or_none(by),
     )
-    seat.player = player
-    seat.save(update_fields=["player"])
+    _seat_player_write(seat, player.pk if player is not None else None)
     rows = SeatRound.objects.filter(game=game, seat=seat_number)
     old = list(rows.values(*ROW_FIELDS))
     rows.update(player=player)
@@ -381,24 +393,64 @@ def game_league_assign(*, game: Game, club: Club | None, season: Season | None) 
     with registered players seated is ``player_not_in_club``.
     """
     game = Game.objects.select_for_update().get(pk=game.pk)
+    current = selectors.game_league(game=game)
     if season is not None:
         if club is None:
             club = season.club
         if season.club_id != club.pk:
             raise SeasonNotInClub()
-        if season.is_archived and season.pk != game.season_id:
+        if season.is_archived and (current is None or season.pk != current.season_id):
             raise SeasonArchived()
-    if club is None or club.pk != game.club_id:
-        if game.seats.filter(player__isnull=False).exists():
+    if club is None or current is None or club.pk != current.club_id:
+        if SeatPlayer.objects.filter(seat__game=game).exists():
             raise PlayerNotInClub()
-    game.club = club
-    game.season = season
-    game.save(update_fields=["club", "season"])
+    if club is None:
+        GameLeague.objects.filter(game=game).delete()
+    else:
+        GameLeague.objects.update_or_create(game=game, defaults={"club": club, "season": season})
     rows = SeatRound.objects.filter(game=game)
     old = list(rows.values(*ROW_FIELDS))
     rows.update(club=club, season=season)
     _rows_replace(old, list(rows.values(*ROW_FIELDS)))
     return game
+
+
+def game_league_record(
+    *,
+    game: Game,
+    club_id: int | None,
+    season_id: int | None,
+    players: Sequence[int | None],
+    seats: Sequence[Seat],
+) -> None:
+    """Keep a new game's league (``referee.signals.game_created``, in its transaction): its
+    club and season (``GameLeague``, none for a friendly game) and each seat's registered
+    player (``SeatPlayer``, none for a guest). ``seats``: the game's five saved seats, seat
+    0–4; ``players``: their player ids as ``ClubLeague.seating`` resolved them. No query for
+    a guests' friendly game, two at most otherwise."""
+    if club_id is not None:
+        GameLeague.objects.create(game=game, club_id=club_id, season_id=season_id)
+    links = [
+        SeatPlayer(seat=seat, player_id=player)
+        for seat, player in zip(seats, players, strict=True)
+        if player is not None
+    ]
+    if links:
+        SeatPlayer.objects.bulk_create(links)
+
+
+def seat_player_set(*, seat: Seat, player: int | None) -> None:
+    """A re-seating (``referee.signals.seat_reseated``, R38): ``seat`` is sat from the game's
+    start by the registered ``player`` (its id), or a guest (``None``). One query, two when
+    a guest's seat gets a player; the caller holds the game's lock."""
+    _seat_player_write(seat, player)
+
+
+def _seat_player_write(seat: Seat, player: int | None) -> None:
+    if player is None:
+        SeatPlayer.objects.filter(seat=seat).delete()
+    elif not SeatPlayer.objects.filter(seat=seat).update(player_id=player):
+        SeatPlayer.objects.create(seat=seat, player_id=player)
 
 
 # -- the seat-round stats (scoring.receivers, on the referee's signals, in its transaction) ---
@@ -483,14 +535,14 @@ def _sync(game: Game, lines: list[SeatLine], dated: Any) -> tuple[int, int]:
         (row["round_number"], row["seat"]): row
         for row in SeatRound.objects.filter(game=game).values(*fields)
     }
-    player_of = _players_by_round(game)
+    player_of, club_id, season_id = _players_by_round(game)
     stale: list[dict[str, Any]] = []
     fresh: list[SeatRound] = []
     for line in lines:
         values = {
             "player_id": player_of(line.round_number, line.seat),
-            "club_id": game.club_id,
-            "season_id": game.season_id,
+            "club_id": club_id,
+            "season_id": season_id,
             **line.to_dict(),
         }
         old = stored.pop((line.round_number, line.seat), None)
@@ -515,7 +567,9 @@ def check_not_seated_elsewhere(*, player: Player, game: Game | None = None) -> N
     games = Game.objects.filter(status=Game.Status.OPEN)
     if game is not None:
         games = games.exclude(pk=game.pk)
-    candidates = games.filter(Q(seats__player=player) | Q(state__has_key="substitutes"))
+    candidates = games.filter(
+        Q(seats__registered__player=player) | Q(state__has_key="substitutes")
+    ).prefetch_related(selectors.SEATS)
     for other in candidates.distinct():
         if player.pk in occupants_now(other).values():
             raise PlayerSeatedElsewhere(game=str(other.pk))
@@ -523,7 +577,7 @@ def check_not_seated_elsewhere(*, player: Player, game: Game | None = None) -> N
 
 def occupants_now(game: Game) -> dict[int, int | None]:
     """Seat → the club player sitting it now (``None`` for a guest), substitutes applied."""
-    return {occupant.number: occupant.player_id for occupant in game.seats_now()}
+    return {occupant.number: occupant.player_id for occupant in selectors.seats_now(game)}
 
 
 def _insert(
@@ -537,13 +591,13 @@ def _insert(
 
 def _rows(game: Game, lines: Iterable[SeatLine], dated: Any) -> list[SeatRound]:
     """The unsaved seat-rounds of ``lines``, each credited to whoever sat it (R38)."""
-    player_of = _players_by_round(game)
+    player_of, club_id, season_id = _players_by_round(game)
     return [
         SeatRound(
             game=game,
             player_id=player_of(line.round_number, line.seat),
-            club_id=game.club_id,
-            season_id=game.season_id,
+            club_id=club_id,
+            season_id=season_id,
             played_at=dated(line.round_number),
             **line.to_dict(),
         )
@@ -926,10 +980,17 @@ def game_deleting(*, game: Game) -> None:
     _rows_replace(old, [])
 
 
-def _players_by_round(game: Game) -> Any:
+def _players_by_round(game: Game) -> tuple[Any, int | None, int | None]:
     """``(round, seat) → the club player who sat it`` (``None`` for a guest): the seat's,
-    or the latest substitute's from that round on (R38)."""
-    players = dict(game.seats.values_list("number", "player_id"))
+    or the latest substitute's from that round on (R38); and the game's club and season
+    (ids, or ``None``). One query."""
+    rows = list(
+        Seat.objects.filter(game=game).values_list(
+            "number", "registered__player", "game__league__club", "game__league__season"
+        )
+    )
+    players = {number: player for number, player, _, _ in rows}
+    club_id, season_id = (rows[0][2], rows[0][3]) if rows else (None, None)
     substitutes = sorted(state_of(game).substitutes, key=lambda sub: sub[0] or 0)
 
     def player_of(number: int, seat: int) -> int | None:
@@ -939,4 +1000,4 @@ def _players_by_round(game: Game) -> Any:
                 who = player
         return who
 
-    return player_of
+    return player_of, club_id, season_id

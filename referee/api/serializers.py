@@ -164,13 +164,17 @@ class GameListItemSerializer(serializers.Serializer):  # type: ignore[type-arg]
         help_text="Who sits each seat now, seat 0 to seat 4 (R3): a re-seated name, or the "
         "latest substitute (R38).",
     )
-    club = serializers.CharField(
-        source="club.slug", allow_null=True, help_text="The club's slug, if any."
-    )
-    season = serializers.IntegerField(
-        source="season_id", allow_null=True, help_text="The club's season (id), if any."
-    )
     version = serializers.IntegerField(help_text="The state's version (its ETag).")
+
+    def get_fields(self) -> dict[str, Any]:
+        """The declared fields, and after ``players`` the registered league's (``club``,
+        ``season``: ``referee.league.League.list_fields``)."""
+        fields: dict[str, Any] = {}
+        for name, field in super().get_fields().items():
+            fields[name] = field
+            if name == "players":
+                fields.update(league().list_fields())
+        return fields
 
 
 class JoinSerializer(StrictSerializer):

@@ -13,6 +13,8 @@ from referee.api.plumbing import (
     StrictSerializer,
     visible_name,
 )
+from referee.models import Game
+from scoring import selectors
 from scoring.models import Club, Membership, Player, Season
 
 # -- clubs and members ---------------------------------------------------------------------
@@ -150,15 +152,22 @@ class ClubGameSeatSerializer(serializers.Serializer):  # type: ignore[type-arg]
     player = serializers.IntegerField(source="player_id", allow_null=True)
 
 
+class _SeatsNowField(serializers.ListField):
+    """A game's seats as ``selectors.seats_now`` gives them (the league's registered players,
+    substitutes applied, R38): no query with ``selectors.club_games``' prefetch."""
+
+    def get_attribute(self, instance: Game) -> list[Any]:
+        return selectors.seats_now(instance)
+
+
 class ClubGameSerializer(serializers.Serializer):  # type: ignore[type-arg]
     id = serializers.UUIDField()
     status = GameStatusField()
-    season = serializers.IntegerField(source="season_id", allow_null=True)
+    season = serializers.IntegerField(source="league.season_id", allow_null=True)
     created_at = serializers.DateTimeField()
     closed_at = serializers.DateTimeField(allow_null=True)
-    seats = ClubGameSeatSerializer(
-        many=True,
-        source="seats_now",
+    seats = _SeatsNowField(
+        child=ClubGameSeatSerializer(),
         help_text="Who sits each seat now, seat 0 to 4: a re-seated name or the latest "
         "substitute (R38), with their club player (null: a guest).",
     )
@@ -341,5 +350,19 @@ def game_league_fields() -> dict[str, Any]:
             required=False,
             allow_null=True,
             help_text="The club's season (id); not an archived one. Implies the club.",
+        ),
+    }
+
+
+def game_list_fields() -> dict[str, Any]:
+    """A listed game's league fields (``GET /games/``), new instances on each call: ``club``
+    (its slug) and ``season`` (its id), read through ``Game.league`` (the games of
+    ``selectors.games_accessible`` have it); ``referee.league`` puts them after ``players``."""
+    return {
+        "club": serializers.CharField(
+            source="league.club.slug", allow_null=True, help_text="The club's slug, if any."
+        ),
+        "season": serializers.IntegerField(
+            source="league.season_id", allow_null=True, help_text="The club's season (id), if any."
         ),
     }

@@ -37,7 +37,7 @@ from referee.api.plumbing import (
     PROBLEM_RESPONSE_GENERIC,
     BoundedPageNumberPagination,
 )
-from referee.models import Game, TableToken
+from referee.models import Game, Occupant, TableToken
 from scoring import ratings as ratings_core
 from scoring import selectors, services
 from scoring.api import examples as ex
@@ -555,7 +555,7 @@ class ClubGamesView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
             return Game.objects.none()
         games = selectors.club_games(club=self.get_club())
         season = self.season_from_query()
-        return games.filter(season=season) if season is not None else games
+        return games.filter(league__season=season) if season is not None else games
 
     @extend_schema(
         operation_id="clubs_games_list",
@@ -585,15 +585,17 @@ class SeatLinkView(APIView):
         examples=[ex.OpenApiExample("Cakra was a guest", request_only=True, value={"player": 19})],
     )
     def post(self, request: Request, slug: str, game_id: Any, number: int) -> Response:
-        game = get_object_or_404(Game, club=_managed_club(request, slug), pk=game_id)
+        club = _managed_club(request, slug)
+        game = get_object_or_404(Game, league__club=club, pk=game_id)
         data = _validated(s.SeatLinkSerializer, request.data)
         player = None
         if data["player"] is not None:
-            player = get_object_or_404(Player, club_id=game.club_id, pk=data["player"])
+            player = get_object_or_404(Player, club=club, pk=data["player"])
         if not 0 <= number <= 4:
             raise NotFound()
         seat = services.seat_link(game=game, seat_number=number, player=player, by=request.user)
-        return Response(s.ClubGameSeatSerializer(seat).data)
+        occupant = Occupant(seat.number, seat.name, player.pk if player is not None else None)
+        return Response(s.ClubGameSeatSerializer(occupant).data)
 
 
 # -- standings, head-to-head, ratings ------------------------------------------------------

@@ -139,9 +139,10 @@ def test_a_club_evening_entirely_from_phones(phone, club, screenshot, language) 
     code = desk.locator("p.code")
     expect(code).to_be_visible()
     game = Game.objects.get()
-    assert game.club_id == club.pk
+    assert game.league.club_id == club.pk
     # The names typed are the club's registered players: the standings will count them.
-    assert [s.player.display_name for s in game.seats.order_by("number")] == PLAYERS
+    seats = game.seats.order_by("number")
+    assert [s.registered.player.display_name for s in seats] == PLAYERS
     join_code = code.inner_text().replace(" ", "")
     screenshot(desk, f"{shot}-join-code", top=True)
 

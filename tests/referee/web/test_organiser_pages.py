@@ -676,7 +676,7 @@ def test_a_guest_identified_as_a_club_player_is_re_seated_and_the_league_follows
     )
 
     assert "Seat 4 is re-seated." in text(answer)
-    assert game.seats.get(number=4).player_id == evi.pk
+    assert game.seats.get(number=4).registered.player_id == evi.pk
     assert SeatRound.objects.get(game=game, seat=4).player_id == evi.pk  # CUCUQ's round
 
 

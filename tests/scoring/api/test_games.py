@@ -36,10 +36,10 @@ def test_a_club_game_is_created_with_player_ids_and_a_guests_name(
 
     assert response.status_code == 201, response.content
     game = Game.objects.get(pk=response.json()["id"])
-    assert (game.club, game.season) == (club, season)
+    assert (game.league.club, game.league.season) == (club, season)
     names = [seat["name"] for seat in response.json()["state"]["seats"]]
     assert names == ["Andi", "Besse", "Gita", "Cakra", "Daeng"]
-    assert list(game.seats.values_list("player_id", flat=True)) == [
+    assert list(game.seats.values_list("registered__player", flat=True)) == [
         players[0].pk,
         players[1].pk,
         None,
@@ -124,7 +124,7 @@ def test_a_record_is_imported_into_a_club_and_season(organiser_client, club, sea
 
     assert response.status_code == 201, response.content
     game = Game.objects.get(pk=response.json()["id"])
-    assert (game.club, game.season) == (club, season)
+    assert (game.league.club, game.league.season) == (club, season)
     assert SeatRound.objects.filter(game=game, season=season).count() == 15
 
 

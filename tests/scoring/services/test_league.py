@@ -5,12 +5,22 @@ from __future__ import annotations
 import pytest
 from django.db.models import ProtectedError
 
+from referee import corrections
 from referee import services as referee_services
 from referee.engine.errors import RefereeError
 from referee.models import Seat
 from scoring import exceptions as errors
 from scoring import services
-from scoring.models import Membership, Player, PlayerMerge, SeatLink, SeatRound
+from scoring.league import ClubLeague
+from scoring.models import (
+    GameLeague,
+    Membership,
+    Player,
+    PlayerMerge,
+    SeatLink,
+    SeatPlayer,
+    SeatRound,
+)
 from tests.factories import UserFactory
 from tests.scoring.factories import ClubFactory, PlayerFactory, SeasonFactory
 
@@ -36,16 +46,16 @@ def test_a_club_game_seats_registered_players_under_their_names_and_guests_by_na
         season=season,
     )
 
-    seats = list(game.seats.order_by("number"))
-    assert [seat.name for seat in seats] == ["Andi", "Besse", "Guest Gita", "Cakra", "Daeng"]
-    assert [seat.player_id for seat in seats] == [
+    seats = list(game.seats.order_by("number").values_list("name", "registered__player"))
+    assert [name for name, _ in seats] == ["Andi", "Besse", "Guest Gita", "Cakra", "Daeng"]
+    assert [player for _, player in seats] == [
         players[0].pk,
         players[1].pk,
         None,
         players[2].pk,
         players[3].pk,
     ]
-    assert (game.club, game.season) == (club, season)
+    assert (game.league.club, game.league.season) == (club, season)
 
 
 def test_a_season_alone_puts_the_game_in_its_club(organiser, club, season, players):
@@ -53,7 +63,45 @@ def test_a_season_alone_puts_the_game_in_its_club(organiser, club, season, playe
         players=[p.pk for p in players[:5]], created_by=organiser, season=season
     )
 
-    assert game.club == club
+    assert game.league.club == club
+
+
+def test_a_friendly_game_leaves_no_league_rows(organiser):
+    game = referee_services.game_create(players=list("ABCDE"), created_by=organiser)
+
+    assert not GameLeague.objects.filter(game=game).exists()
+    assert not SeatPlayer.objects.filter(seat__game=game).exists()
+
+
+def test_re_seating_a_player_then_a_guest_keeps_the_seats_player_in_the_league_R38(
+    organiser, club, season, players
+):
+    game = referee_services.game_create(
+        players=[p.pk for p in players[:4]] + ["Gita"],
+        created_by=organiser,
+        club=club,
+        season=season,
+    )
+    actor = referee_services.Actor(user=organiser)
+
+    corrections.seat_rename(game_id=game.pk, seat=4, player=players[4].pk, actor=actor)
+    assert SeatPlayer.objects.get(seat__game=game, seat__number=4).player == players[4]
+    corrections.seat_rename(game_id=game.pk, seat=0, name="Guest Andi", actor=actor)
+
+    assert not SeatPlayer.objects.filter(seat__game=game, seat__number=0).exists()
+    assert ClubLeague().seat_players(game=game) == {
+        1: players[1].pk,
+        2: players[2].pk,
+        3: players[3].pk,
+        4: players[4].pk,
+    }
+    audit = [c.changes[0] for c in game.corrections.order_by("created_at", "id")]
+    assert [(c["previous"]["player"], c["player"]) for c in audit] == [
+        (None, players[4].pk),
+        (players[0].pk, None),
+    ]
+    names = [o.name for o in game.seats_now()]
+    assert names == ["Guest Andi", "Besse", "Cakra", "Daeng", players[4].display_name]
 
 
 @pytest.mark.parametrize(
@@ -132,7 +180,7 @@ def test_linking_a_guest_seat_gives_its_rounds_to_the_player_and_is_audited(
 
     services.seat_link(game=game, seat_number=4, player=players[4], by=organiser)
 
-    assert Seat.objects.get(game=game, number=4).player == players[4]
+    assert Seat.objects.get(game=game, number=4).registered.player == players[4]
     assert SeatRound.objects.filter(game=game, seat=4, player=players[4]).count() == 3
     link = SeatLink.objects.get()
     assert (link.previous, link.player, link.linked_by) == (None, players[4], organiser)
@@ -182,7 +230,7 @@ def test_merging_a_duplicate_moves_its_seats_and_stats_and_keeps_an_audit(
 
     duplicate.refresh_from_db()
     assert duplicate.merged_into == players[0]
-    assert Seat.objects.get(game=second, number=0).player == players[0]
+    assert Seat.objects.get(game=second, number=0).registered.player == players[0]
     assert SeatRound.objects.filter(player=players[0]).count() == 2
     assert not SeatRound.objects.filter(player=duplicate).exists()
     assert (merge.seats_moved, merge.seat_rounds_moved) == (1, 1)
@@ -193,7 +241,7 @@ def test_merging_a_duplicate_moves_its_seats_and_stats_and_keeps_an_audit(
     )
     assert PlayerMerge.objects.get(merged=duplicate) == merge
     assert Player.objects.filter(pk=duplicate.pk).exists()  # kept, never deleted
-    assert first.seats.get(number=0).player == players[0]
+    assert first.seats.get(number=0).registered.player == players[0]
 
 
 def test_two_players_who_sat_at_one_game_cannot_be_merged(
@@ -234,8 +282,7 @@ def test_archiving_a_season_keeps_it_and_its_games(
     season.refresh_from_db()
     assert season.is_archived
     assert season.archived_at is not None
-    game.refresh_from_db()
-    assert game.season == season
+    assert GameLeague.objects.get(game=game).season == season
     with pytest.raises(ProtectedError):
         season.delete()  # PROTECT: a season with games is never deleted
 

@@ -83,9 +83,11 @@ def test_the_move_that_settles_a_round_stores_its_five_seat_rounds(
 
     rows = SeatRound.objects.filter(game=league_game).order_by("seat")
     assert [row.seat for row in rows] == [0, 1, 2, 3, 4]
-    assert [row.player_id for row in rows] == [seat.player_id for seat in league_game.seats.all()]
-    assert {row.club_id for row in rows} == {league_game.club_id}
-    assert {row.season_id for row in rows} == {league_game.season_id}
+    assert [row.player_id for row in rows] == list(
+        league_game.seats.values_list("registered__player", flat=True)
+    )
+    assert {row.club_id for row in rows} == {league_game.league.club_id}
+    assert {row.season_id for row in rows} == {league_game.league.season_id}
     assert rows[0].first_cappu
     assert rows[0].won
     assert not rows[0].ceki
