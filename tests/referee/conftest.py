@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +32,14 @@ def table_client(key: str) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Table {key}")
     return client
+
+
+def shows_tile(content: Any, tile: str) -> bool:
+    """Whether ``content`` (a JSON body, a record, a page's text) shows ``tile`` (``a-b``) as a
+    tile of its own — not as characters inside an id or a time (a UUID's ``…a0-2b…``, a
+    date's ``2026-11-…``), which a plain ``in`` would find by chance."""
+    text = content if isinstance(content, str) else str(content)
+    return re.search(rf"(?<![\w-]){re.escape(tile)}(?![\w-])", text) is not None
 
 
 def without_verification(result: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.referee.conftest import PROBLEM
+from tests.referee.conftest import PROBLEM, shows_tile
 
 SEAT_1 = ["3-6", "5-6", "0-0", "0-1", "0-2"]
 SEAT_2 = ["2-3", "1-1", "1-2", "1-3", "1-4"]
@@ -131,11 +131,11 @@ def test_the_record_of_a_round_in_play_leaves_out_declared_hands_R31(in_play, wh
     record = in_play.record(client=clients[who])
 
     assert "hands" not in record["rounds"][-1]
-    assert all(tile not in str(record) for tile in ["0-0", "0-1", "0-2", "5-6"])
+    assert not any(shows_tile(record, tile) for tile in ["0-0", "0-1", "0-2", "5-6"])
 
 
 def test_the_result_of_a_round_in_play_says_nothing_of_a_declared_hand_R31(in_play):
-    assert "5-6" not in str(in_play.get("result/").json())
+    assert not shows_tile(in_play.get("result/").json(), "5-6")
 
 
 def test_the_seat_that_declared_reads_its_own_hand_R31(in_play):
@@ -319,8 +319,8 @@ def test_a_refused_play_of_another_seats_declared_tile_is_not_read_back_by_other
     state = in_play.state(client=reader)
 
     assert [(r["payload"], r["detail"]) for r in trail["refused"]] == [(None, None)]
-    assert "5-6" not in str(trail)
-    assert "5-6" not in str(in_play.record(client=reader))
+    assert not shows_tile(trail, "5-6")
+    assert not shows_tile(in_play.record(client=reader), "5-6")
     assert all(seat["hand"] is None for seat in state["seats"])
     assert "5-6" in state["round"]["playable"]["6"]  # not narrowed: nothing given away
     assert in_play.events(client=in_play.phone(2))["refused"][0]["payload"]["tile"] == "5-6"
@@ -331,7 +331,7 @@ def test_declaring_for_another_seat_answers_nothing_of_either_hand_R31(in_play):
 
     assert response.status_code == 403
     assert response.json()["code"] == "seat_not_allowed"
-    assert all(tile not in response.content.decode() for tile in [*SEAT_1, *SEAT_2])
+    assert not any(shows_tile(response.content.decode(), t) for t in [*SEAT_1, *SEAT_2])
 
 
 def test_a_phone_sending_its_seat_as_a_string_is_answered_by_the_rules_R3_R31(table):
