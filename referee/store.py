@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, TypeVar
 
+import psycopg
 from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
@@ -261,6 +262,37 @@ def current_round(game: Game) -> CurrentRound:
 # -- writes ----------------------------------------------------------------------------
 
 
+class _PreparingCursor(psycopg.Cursor[Any]):
+    """psycopg's server-binding cursor that prepares each statement it runs (``prepare``).
+
+    Django's cursors bind parameters on the client, so PostgreSQL parses and plans every
+    statement anew; a move's few statements are the same text every time, and prepared
+    once per connection they cost the server about half (``bench/ANALYSIS.md``). Django
+    leaves psycopg's preparing off for the sake of poolers in transaction mode; the
+    settings turn it on for PostgreSQL (``prepare_threshold``, unless
+    ``DATABASE_PREPARED_STATEMENTS=false``), and then only these cursors prepare: Django's
+    own bind on the client, which never does. With it off, these statements are sent
+    unprepared, as before.
+    """
+
+    def execute(  # type: ignore[override]
+        self, query: Any, params: Any = None, *, prepare: bool | None = None, binary: Any = None
+    ) -> _PreparingCursor:
+        super().execute(query, params, prepare=True if prepare is None else prepare, binary=binary)
+        return self
+
+
+def _prepared_cursor() -> Any:
+    """A cursor for this module's statements on PostgreSQL: prepared on the server, and
+    wrapped as Django wraps its own (query logging, ``execute_wrapper``, error mapping)."""
+    connection.ensure_connection()
+    connection.validate_thread_sharing()
+    raw = _PreparingCursor(connection.connection)
+    if connection.queries_logged:
+        return connection.make_debug_cursor(raw)
+    return connection.make_cursor(raw)
+
+
 def _columns(model: type[models.Model], alias: str) -> str:
     quote = connection.ops.quote_name
     return ", ".join(f"{alias}.{quote(f.column)}" for f in model._meta.concrete_fields)
@@ -289,7 +321,7 @@ def lock(game_id: Any) -> Game:
         f"SELECT {_columns(Game, 'g')} FROM {connection.ops.quote_name(Game._meta.db_table)} g "
         "WHERE g.id = %s FOR UPDATE"
     )
-    with connection.cursor() as cursor:
+    with _prepared_cursor() as cursor:
         cursor.execute(sql, [pk])
         row = cursor.fetchone()
     if row is None:
@@ -313,7 +345,7 @@ def live_token(key_hash: str) -> TableToken | None:
         f"JOIN {quote(Game._meta.db_table)} g ON g.id = t.game_id "
         "WHERE t.key_hash = %s AND t.revoked_at IS NULL"
     )
-    with connection.cursor() as cursor:
+    with _prepared_cursor() as cursor:
         cursor.execute(sql, [key_hash])
         row = cursor.fetchone()  # key_hash is unique
     if row is None:
@@ -347,7 +379,8 @@ WITH moved AS (
 ), new_event AS (
     INSERT INTO {event} (game_id, position, kind, payload, round_number, session_id,
                          entered_by, created_at, revoked_by_id)
-    SELECT id, %s, %s, %s::jsonb, %s, %s, %s, %s, NULL FROM moved
+    SELECT id, %s::int, %s::varchar, %s::jsonb, %s::int, %s::bigint, %s::varchar,
+           %s::timestamptz, NULL::bigint FROM moved
     RETURNING id
 ){remember}
 SELECT id FROM new_event
@@ -355,7 +388,8 @@ SELECT id FROM new_event
 
 _REMEMBER_SQL = """, remembered AS (
     INSERT INTO {record} (scope, key, fingerprint, status_code, body, created_at)
-    SELECT %s, %s, %s, %s, %s::jsonb, %s FROM moved
+    SELECT %s::varchar, %s::varchar, %s::varchar, %s::int, %s::jsonb, %s::timestamptz
+    FROM moved
 )"""
 
 
@@ -431,7 +465,7 @@ def _append_locked(game: Game, event: Event) -> None:
         event=connection.ops.quote_name(Event._meta.db_table),
         game=connection.ops.quote_name(Game._meta.db_table),
     )
-    with connection.cursor() as cursor:
+    with _prepared_cursor() as cursor:
         cursor.execute(
             sql,
             [
@@ -510,7 +544,7 @@ def _append_at_version(
         # In a transaction (a test's, a caller's) a savepoint keeps a refused key's error
         # from aborting it; in autocommit the one statement is its own transaction.
         with transaction.atomic() if connection.in_atomic_block else _no_block():
-            with connection.cursor() as cursor:
+            with _prepared_cursor() as cursor:
                 cursor.execute(sql, params)
                 row = cursor.fetchone()
     except IntegrityError:  # the key was stored meanwhile: its retry replays it

@@ -32,7 +32,9 @@ SQLITE_OPTIONS = {
 def database_from_env(default: str | None = None) -> dj_database_url.DBConfig:
     """The default database from ``DATABASE_URL`` (``default`` when unset; required if None).
 
-    A SQLite database gets ``SQLITE_OPTIONS`` (options given in the URL win).
+    A SQLite database gets ``SQLITE_OPTIONS`` (options given in the URL win); a PostgreSQL
+    one prepares ``referee.store``'s statements unless ``DATABASE_PREPARED_STATEMENTS`` is
+    false.
     """
     options = {"conn_max_age": env.int("CONN_MAX_AGE", default=0)}
     if default is None:
@@ -41,6 +43,14 @@ def database_from_env(default: str | None = None) -> dj_database_url.DBConfig:
         config = env.database("DATABASE_URL", default=default, **options)
     if config.get("ENGINE") == "django.db.backends.sqlite3":
         config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
+    elif config.get("ENGINE") == "django.db.backends.postgresql" and env.bool(
+        "DATABASE_PREPARED_STATEMENTS", default=True
+    ):
+        # The move's statements (``referee.store``) bind on the server and are prepared
+        # once per connection; Django's own cursors bind on the client and never are.
+        # Off (``DATABASE_PREPARED_STATEMENTS=false``) behind a pooler in transaction
+        # mode that does not track prepared statements (PgBouncer before 1.21).
+        config.setdefault("OPTIONS", {}).setdefault("prepare_threshold", 0)
     return config
 
 

@@ -38,6 +38,13 @@ VARIABLES: list[tuple[str, str, str | None, Callable[[dict[str, Any]], Any], Any
     ("DATABASE_URL", "test", "postgres://", _db_name, "domeng"),
     ("CONN_MAX_AGE", "local", "ten", lambda s: s["DATABASES"]["default"]["CONN_MAX_AGE"], 0),
     (
+        "DATABASE_PREPARED_STATEMENTS",
+        "test",
+        "perhaps",
+        lambda s: s["DATABASES"]["default"].get("OPTIONS", {}).get("prepare_threshold"),
+        0,
+    ),
+    (
         "DJANGO_SECRET_KEY",
         "local",
         None,
@@ -229,3 +236,12 @@ def test_manage_py_says_a_malformed_variable_in_one_line_without_a_traceback():
     assert run.stderr.strip().splitlines() == [
         "configuration error: DJANGO_NUM_PROXIES must be a whole number >= 0, not 'one'"
     ]
+
+
+def test_prepared_statements_can_be_turned_off_for_a_pooler(monkeypatch):
+    """Behind a pooler in transaction mode: ``DATABASE_PREPARED_STATEMENTS=false``."""
+    on = _settings(monkeypatch, "test")
+    off = _settings(monkeypatch, "test", DATABASE_PREPARED_STATEMENTS="false")
+
+    assert on["DATABASES"]["default"]["OPTIONS"]["prepare_threshold"] == 0
+    assert "prepare_threshold" not in off["DATABASES"]["default"].get("OPTIONS", {})

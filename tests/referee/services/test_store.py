@@ -195,3 +195,20 @@ def test_the_lock_reads_the_row_as_the_orm_does():
     assert [getattr(locked, f) for f in fields] == [getattr(read, f) for f in fields]
     with pytest.raises(Game.DoesNotExist), transaction.atomic():
         store.lock(uuid.uuid4())
+
+
+def test_the_moves_statements_are_prepared_once_per_connection():
+    """The token's read and the compare-and-set are prepared on PostgreSQL (the settings'
+    ``prepare_threshold``); Django's own client-bound statements never are."""
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements are PostgreSQL's")
+    for _ in range(3):
+        assert store.live_token("0" * 64) is None
+    Game.objects.count()
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        statements = [row[0] for row in cursor.fetchall()]
+
+    assert sum("referee_tabletoken" in s for s in statements) == 1
+    assert not any("COUNT(*)" in s for s in statements)
