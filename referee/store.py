@@ -40,6 +40,7 @@ from typing import Any, TypeVar
 
 import psycopg
 from django.db import IntegrityError, connection, models, transaction
+from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from django.utils import timezone
 
 from referee import folding
@@ -288,9 +289,8 @@ def _prepared_cursor() -> Any:
     connection.ensure_connection()
     connection.validate_thread_sharing()
     raw = _PreparingCursor(connection.connection)
-    if connection.queries_logged:
-        return connection.make_debug_cursor(raw)
-    return connection.make_cursor(raw)
+    wrapper = CursorDebugWrapper if connection.queries_logged else CursorWrapper
+    return wrapper(raw, connection)  # as Django's make_cursor / make_debug_cursor do
 
 
 def _columns(model: type[models.Model], alias: str) -> str:
