@@ -283,13 +283,22 @@ class _PreparingCursor(psycopg.Cursor[Any]):
         return self
 
 
+class _PreparedDebugWrapper(CursorDebugWrapper):
+    """Django's query log for a server-binding cursor: the statement as written (``%s``
+    placeholders), since Django can rebuild only a client-bound one with its values."""
+
+    def execute(self, sql: Any, params: Any = None) -> Any:
+        with self.debug_sql(sql, params, use_last_executed_query=False):
+            return CursorWrapper.execute(self, sql, params)
+
+
 def _prepared_cursor() -> Any:
     """A cursor for this module's statements on PostgreSQL: prepared on the server, and
     wrapped as Django wraps its own (query logging, ``execute_wrapper``, error mapping)."""
     connection.ensure_connection()
     connection.validate_thread_sharing()
     raw = _PreparingCursor(connection.connection)
-    wrapper = CursorDebugWrapper if connection.queries_logged else CursorWrapper
+    wrapper = _PreparedDebugWrapper if connection.queries_logged else CursorWrapper
     return wrapper(raw, connection)  # as Django's make_cursor / make_debug_cursor do
 
 
