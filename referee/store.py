@@ -302,20 +302,28 @@ def _prepared_cursor() -> Any:
     return wrapper(raw, connection)  # as Django's make_cursor / make_debug_cursor do
 
 
+@lru_cache(maxsize=None)
 def _columns(model: type[models.Model], alias: str) -> str:
-    quote = connection.ops.quote_name
-    return ", ".join(f"{alias}.{quote(f.column)}" for f in model._meta.concrete_fields)
+    """``alias."column", …`` of every concrete column of ``model`` (PostgreSQL's quoting)."""
+    return ", ".join(f'{alias}."{f.column}"' for f in model._meta.concrete_fields)
+
+
+@lru_cache(maxsize=None)
+def _layout(model: type[models.Model]) -> tuple[list[str], tuple[bool, ...]]:
+    """``model``'s concrete columns as ``from_db`` takes them, and which hold JSON."""
+    fields = model._meta.concrete_fields
+    return [f.attname for f in fields], tuple(isinstance(f, models.JSONField) for f in fields)
 
 
 def _instance(model: type[_M], values: Sequence[Any]) -> _M:
     """A model instance from its concrete columns' raw values, as the ORM would build it
     on PostgreSQL (psycopg gives every type but JSON its Python form; JSON comes as text)."""
-    fields = model._meta.concrete_fields
+    names, is_json = _layout(model)
     converted = [
-        json.loads(value) if isinstance(value, str) and isinstance(f, models.JSONField) else value
-        for f, value in zip(fields, values, strict=True)
+        json.loads(value) if json_column and isinstance(value, str) else value
+        for json_column, value in zip(is_json, values, strict=True)
     ]
-    return model.from_db(connection.alias, [f.attname for f in fields], converted)
+    return model.from_db(connection.alias, names, converted)
 
 
 def lock(game_id: Any) -> Game:
