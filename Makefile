@@ -74,6 +74,7 @@ test: $(STAMP) messages
 	$(MANAGE) check
 	$(MANAGE) makemigrations --check --dry-run
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy referee scoring config
 	$(VENV)/bin/lint-imports --no-cache
 	$(MAKE) --no-print-directory schema-check
@@ -104,6 +105,7 @@ screenshots: $(STAMP) messages
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy referee scoring config
 	$(VENV)/bin/lint-imports --no-cache
 

@@ -456,9 +456,7 @@ OUTCOME: Schema = {
     ],
     "properties": {
         "number": ROUND_NUMBER,
-        "ending": ref(
-            "RoundEnding", nullable=True, description="`null` for a round voided (R35)."
-        ),
+        "ending": ref("RoundEnding", nullable=True, description="`null` for a round voided (R35)."),
         "finish": ref("CappuFinish", nullable=True),
         "named": NAMED,
         "first_cappu": NULLABLE_SEAT,

@@ -240,6 +240,8 @@ def test_the_open_loop_counts_latency_from_when_a_move_was_due_not_when_it_was_s
     assert (len(slow.latencies), slow.errors) == (40, [])
     assert slow_late > 0
     assert max(slow.latencies) > 0.12 * 10 - 0.05 * 10  # the last move waited for 9 others
+
+
 def test_the_corrections_game_may_be_voided_in_round_1_and_its_mistake_stays_legal_R35_R37():
     seed, record = bench_corrections.game_record()
     index, played, mistaken = bench_corrections.mistake(record)
