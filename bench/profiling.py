@@ -31,8 +31,16 @@ CATEGORIES: list[tuple[str, tuple[str, str]]] = [
     ("authentication (table token → game)", ("referee/api/auth.py", "authenticate")),
     ("  store.live_token: the token and its game, one SELECT", ("referee/store.py", "live_token")),
     ("GameMixin.get_game (game row, access check)", ("referee/api/games.py", "get_game")),
-    ("services.event_submit (transaction)", ("referee/services.py", "event_submit")),
-    ("  store.lock: SELECT … FOR UPDATE", ("referee/store.py", "lock")),
+    ("services.event_submit", ("referee/services.py", "event_submit")),
+    (
+        "  _submit_at_version: the fast path (no lock)",
+        ("referee/services.py", "_submit_at_version"),
+    ),
+    (
+        "    store._append_at_version: one compare-and-set statement",
+        ("referee/store.py", "_append_at_version"),
+    ),
+    ("  store.lock: SELECT … FOR UPDATE (the locked path)", ("referee/store.py", "lock")),
     (
         "  store.current_round (cached on the row, else events, seats)",
         ("referee/store.py", "current_round"),
