@@ -35,7 +35,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, TypeVar
 
 import psycopg
@@ -302,13 +302,13 @@ def _prepared_cursor() -> Any:
     return wrapper(raw, connection)  # as Django's make_cursor / make_debug_cursor do
 
 
-@lru_cache(maxsize=None)
+@cache
 def _columns(model: type[models.Model], alias: str) -> str:
     """``alias."column", …`` of every concrete column of ``model`` (PostgreSQL's quoting)."""
     return ", ".join(f'{alias}."{f.column}"' for f in model._meta.concrete_fields)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _layout(model: type[models.Model]) -> tuple[list[str], tuple[bool, ...]]:
     """``model``'s concrete columns as ``from_db`` takes them, and which hold JSON."""
     fields = model._meta.concrete_fields
