@@ -7,11 +7,13 @@ string of a body is checked here, before a serializer, the rules core, the
 database or the log sees it: 400 ``text_invalid`` (NUL, lone surrogate, a
 control character other than tab and newlines) or ``text_too_long`` (over
 ``MAX_TEXT_LENGTH`` characters, however lenient a field would be), naming
-where (``errors[].field``) and never echoing the text.
+where (``errors[].field``) and never echoing the text. A number too large for a float
+(``1e400``) is refused like the ``NaN``/``Infinity`` literals: 400 ``parse_error``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -94,10 +96,33 @@ def _printable(part: str) -> str:
     return part if text_fault(part) is None else "?"
 
 
+def _floats(value: Any) -> Iterator[float]:
+    """Every number of a parsed JSON value that Python read as a float."""
+    if isinstance(value, float):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _floats(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _floats(item)
+
+
+def check_numbers(data: Any) -> None:
+    """Raise ``parse_error`` (400) for a number too large for a float (``1e400`` reads as
+    infinity), as DRF does for the ``NaN`` and ``Infinity`` literals: no database keeps it
+    as JSON, and it would reach the refusal log."""
+    if any(not math.isfinite(number) for number in _floats(data)):
+        raise exceptions.ParseError(
+            gettext("JSON parse error - a number is out of range: nothing was applied.")
+        )
+
+
 class CheckedJSONParser(JSONParser):
-    """DRF's JSON parser, then ``check_texts`` on what it parsed."""
+    """DRF's JSON parser, then ``check_texts`` and ``check_numbers`` on what it parsed."""
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         data = super().parse(stream, media_type, parser_context)
         check_texts(data)
+        check_numbers(data)
         return data

@@ -111,6 +111,29 @@ def test_bad_text_in_any_write_is_a_4xx_never_stored_nor_echoed(
     assert RefusedEvent.objects.count() == stored
 
 
+# Numbers Python reads as a float too large to keep: infinity (QA, 2026-11-30: ``{"seat":
+# 1e400}`` reached SQLite's refusal log as ``Infinity`` and was a 500 there).
+OUT_OF_RANGE = [b'{"seat": 1e400, "tile": "6-6"}', b'{"seat": 1, "pips": -1e999}']
+
+
+@pytest.mark.parametrize(("path", "method", "has_body"), WRITE_OPERATIONS)
+@pytest.mark.parametrize("raw", OUT_OF_RANGE)
+@pytest.mark.parametrize("who", ["organiser", "phone"])
+def test_a_number_out_of_a_floats_range_in_any_write_is_400_never_stored(
+    world, path, method, has_body, raw, who
+):
+    url = url_of(path, world["params"])
+    stored = RefusedEvent.objects.count()
+
+    response = send(world[who], method, url, raw)
+
+    assert response.status_code < 500, response.content[:500]
+    if has_body and response.status_code not in (401, 403):
+        assert response.status_code == 400
+        assert response.json()["code"] == "parse_error"
+    assert RefusedEvent.objects.count() == stored
+
+
 @pytest.mark.parametrize(("path", "method", "has_body"), WRITE_OPERATIONS)
 def test_a_body_over_the_upload_limit_is_413_on_every_write(
     world, path, method, has_body, settings
