@@ -465,6 +465,16 @@ def corrections_alone(config: Config) -> int:
     return 1 if failed else 0
 
 
+def verdict(results: dict[str, Any]) -> int:
+    """Say issue 14's targets (met or not) and the failed checks; 1 if a check failed."""
+    for what, ok in report.targets(results):
+        say(f"target {'met' if ok else 'NOT MET'}: {what}")
+    failed = [what for what, ok in report.checks(results) if not ok]
+    for what in failed:
+        say(f"FAILED: {what}")
+    return 1 if failed else 0
+
+
 def load_alone(config: Config) -> int:
     """``--load``: the live load alone (moves, baseline, open loop), printed with its ratios."""
     with (
@@ -493,12 +503,7 @@ def load_alone(config: Config) -> int:
             f"{moves['postgres_cpu_ms']:.2f} PG vs {baseline['workers_cpu_ms']:.2f} + "
             f"{baseline['postgres_cpu_ms']:.2f} PG)"
         )
-    for what, ok in report.targets(results):
-        say(f"target {'met' if ok else 'NOT MET'}: {what}")
-    failed = [what for what, ok in report.checks(results) if not ok]
-    for what in failed:
-        say(f"FAILED: {what}")
-    return 1 if failed else 0
+    return verdict(results)
 
 
 def main() -> int:
@@ -595,12 +600,7 @@ def main() -> int:
     say(
         f"wrote {output} and {output.with_suffix('.json').name} in {results['total_seconds']:.0f} s"
     )
-    for what, ok in report.targets(results):
-        say(f"target {'met' if ok else 'NOT MET'}: {what}")
-    failed = [what for what, ok in report.checks(results) if not ok]
-    for what in failed:
-        say(f"FAILED: {what}")
-    return 1 if failed else 0
+    return verdict(results)
 
 
 if __name__ == "__main__":

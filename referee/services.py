@@ -662,20 +662,10 @@ def event_submit(
                     session=session_number,
                     session_id=session_id,
                     # The round the next fold resumes at, for the version written now.
-                    current=store.RoundCache(
-                        version=game.version + 1,
-                        round=snapshot["round"],
-                        events=tuple(
-                            store.CachedEvent.of(e)
-                            for e in [*current.events, new]
-                            if e.round_number >= snapshot["round"]
-                        ),
-                        players=tuple(current.players),
-                    ),
+                    current=_next_round_cache(game.version + 1, snapshot, current, new),
                 ),
             )
             assert event is not None  # under the lock, the write always applies
-            events = [*current.events, event]
             if effect.settled:  # the league's stats of that round, in this transaction
                 signals.round_settled.send(
                     Game,
@@ -684,20 +674,7 @@ def event_submit(
                     snapshot=current.snapshot,
                     played_at=event.created_at,
                 )
-            submitted = Submitted(
-                game,
-                event,
-                effect,
-                game_state(
-                    game,
-                    engine,
-                    events,
-                    [*effects, effect],
-                    viewer=actor.seat,
-                    viewer_label=actor.label,
-                    players=current.players,
-                ),
-            )
+            submitted = _submitted(game, actor, current, engine, effects, effect, event)
             remember(game, idempotency, submitted)
     if refused is not None:
         raise refused
@@ -713,6 +690,49 @@ def _after_event(submitted: Submitted, actor: Actor) -> Submitted:
         state = game_state_for(game, viewer=actor.seat, viewer_label=actor.label)
         submitted = replace(submitted, state=state)
     return submitted
+
+
+def _next_round_cache(
+    version: int,
+    snapshot: dict[str, Any],
+    current: store.CurrentRound,
+    new: store.CachedEvent,
+) -> store.RoundCache:
+    """The round cache for ``version``, the game's version once ``new`` is stored: the
+    live events from ``snapshot``'s round on (the round the next fold resumes at)."""
+    if snapshot["round"] == current.snapshot["round"] and all(
+        isinstance(e, store.CachedEvent) for e in current.events
+    ):
+        events = (*current.events, new)  # the round goes on: its cache grows by one
+    else:
+        events = tuple(
+            store.CachedEvent.of(e)
+            for e in [*current.events, new]
+            if e.round_number >= snapshot["round"]
+        )
+    return store.RoundCache(version, snapshot["round"], events, tuple(current.players))
+
+
+def _submitted(
+    game: Game,
+    actor: Actor,
+    current: store.CurrentRound,
+    engine: EngineGame,
+    effects: list[folding.Effects],
+    effect: folding.Effects,
+    event: Event,
+) -> Submitted:
+    """``event``, stored, with what it caused and the state as ``actor`` sees it now."""
+    state = game_state(
+        game,
+        engine,
+        [*current.events, event],
+        [*effects, effect],
+        viewer=actor.seat,
+        viewer_label=actor.label,
+        players=current.players,
+    )
+    return Submitted(game, event, effect, state)
 
 
 @dataclass(frozen=True)
@@ -774,33 +794,10 @@ def _submit_at_version(
     snapshot = folding.advance_snapshot(engine, current.snapshot)
     position = _next_position(game)
     new = store.CachedEvent(position, kind, payload, effect.round, actor.label)
-    if snapshot["round"] == current.snapshot["round"] and all(
-        isinstance(e, store.CachedEvent) for e in current.events
-    ):
-        cached = (*current.events, new)  # the round goes on: its cache grows by one
-    else:
-        cached = tuple(
-            store.CachedEvent.of(e)
-            for e in [*current.events, new]
-            if e.round_number >= snapshot["round"]
-        )
     answered: list[Submitted] = []
 
     def answer(event: Event) -> store.Answer | None:
-        submitted = Submitted(
-            game,
-            event,
-            effect,
-            game_state(
-                game,
-                engine,
-                [*current.events, event],
-                [*effects, effect],
-                viewer=actor.seat,
-                viewer_label=actor.label,
-                players=current.players,
-            ),
-        )
+        submitted = _submitted(game, actor, current, engine, effects, effect, event)
         answered.append(submitted)
         if idempotency is None:
             return None
@@ -819,12 +816,7 @@ def _submit_at_version(
             state,
             snapshot=snapshot,
             next_position=position + 1,
-            current=store.RoundCache(
-                version=read_version + 1,
-                round=snapshot["round"],
-                events=cached,
-                players=tuple(current.players),
-            ),
+            current=_next_round_cache(read_version + 1, snapshot, current, new),
         ),
         expected_version=read_version,
         answer=answer,

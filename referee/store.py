@@ -485,19 +485,7 @@ def _append_locked(game: Game, event: Event) -> None:
     with _prepared_cursor() as cursor:
         cursor.execute(
             sql,
-            [
-                game.pk,
-                event.position,
-                event.kind,
-                json.dumps(event.payload),
-                event.round_number,
-                event.session_id,
-                event.entered_by,
-                event.created_at,
-                game.version,
-                json.dumps(game.state),
-                game.pk,
-            ],
+            [game.pk, *_event_values(event), game.version, json.dumps(game.state), game.pk],
         )
         row = cursor.fetchone()
     assert row is not None  # the locked row exists
@@ -535,13 +523,7 @@ def _append_at_version(
         game.pk,
         expected_version,
         Game.Status.OPEN.value,
-        event.position,
-        event.kind,
-        json.dumps(event.payload),
-        event.round_number,
-        event.session_id,
-        event.entered_by,
-        event.created_at,
+        *_event_values(event),
     ]
     remember = ""
     if answer is not None:
@@ -575,6 +557,19 @@ def _append_at_version(
 @contextmanager
 def _no_block() -> Iterator[None]:
     yield
+
+
+def _event_values(event: Event) -> list[Any]:
+    """The new event's columns in the order the append statements list them."""
+    return [
+        event.position,
+        event.kind,
+        json.dumps(event.payload),
+        event.round_number,
+        event.session_id,
+        event.entered_by,
+        event.created_at,
+    ]
 
 
 def _stored(event: Event, pk: int) -> None:
