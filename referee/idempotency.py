@@ -5,7 +5,10 @@ A write that carries a key (``Idempotency``) is looked up under the game's row l
 ``Replay``, and a key sent again with another request is ``idempotency_key_reused``
 (422). Otherwise the service writes, and ``remember`` stores the answer in the same
 transaction: a write that is rolled back leaves no answer behind, and an answer is
-never stored without its write.
+never stored without its write. A move's fast path (``referee.services.event_submit``,
+no lock) looks nothing up: it stores the answer in the same statement as the event
+(``referee.store.append_event``), and a key already stored makes that whole statement
+fail on the key's unique constraint, so the locked path replays it.
 
 What an answer is belongs to the caller, not to the services: the API renders a
 service's result as its JSON body and status, the phone pages as what their
