@@ -129,7 +129,7 @@ def organised_clubs(user: Any) -> list[Club]:
     if getattr(user, "is_staff", False):
         clubs = Club.objects.filter(
             Q(memberships__user_id=user.pk, memberships__role=Membership.Role.ORGANISER)
-            | Q(games__status=Game.Status.OPEN)
+            | Q(games__game__status=Game.Status.OPEN)
         )
     else:
         clubs = Club.objects.filter(

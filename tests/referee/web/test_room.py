@@ -231,6 +231,24 @@ def test_the_organisers_games_page_links_to_the_room(club, organiser) -> None:
     assert "/room/" not in nobody.get("/games/").content.decode()
 
 
+def test_staff_see_the_room_of_every_club_with_an_open_table(club, organiser, players) -> None:
+    """Staff organise no club of their own: the games page links the room of each club
+    with an open game (QA: a 500 for every staff user once a game's club moved to
+    ``scoring.GameLeague``, whose reverse name is ``games``)."""
+    other = ClubFactory(name="Quiet Club", slug="quiet")
+    club_game(club, organiser, list(players[:5]))
+    staff = UserFactory(username="admin", is_staff=True, is_superuser=True)
+    client = Client()
+    client.force_login(staff)
+
+    response = client.get("/games/")
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Room view of Makassar Domeng Club" in html
+    assert other.name not in html  # no open table there
+
+
 # -- live updates and cost -------------------------------------------------------------------
 
 
