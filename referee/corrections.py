@@ -316,7 +316,7 @@ def seat_rename(
     that shows the name follows; the league credits the seat's rounds to them
     (those before any substitute). Audited as a ``seat`` correction."""
     _check_organiser(actor)
-    game = _lock(game_id)
+    game = _lock(game_id, actor)
     _check_open(game, None, actor)
     row = Seat.objects.get(game=game, number=check_seat(seat))
     entry_name, player_id = _seat_entry(game, name, player, allow_elsewhere, seat=row.number)
@@ -400,7 +400,7 @@ def _correct(
     """Lock the game, ``edit`` its live events, judge the result as a replay and store it."""
     refused: RefereeError | None = None
     with transaction.atomic():
-        game = _lock(game_id)
+        game = _lock(game_id, actor)
         if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
         _check_open(game, precondition, actor)

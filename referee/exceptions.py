@@ -169,6 +169,17 @@ class TokenNotFound(ServiceError):
     default_detail = _("This game has no such live table token.")
 
 
+class TokenRevoked(ServiceError):
+    """The phone's table token was revoked (or its seat released, or the phone left) while
+    its request was on the way: checked again under the game's lock, so nothing it sends
+    after the revocation is stored. The same code as a revoked token at authentication."""
+
+    status = 401
+    code = "authentication_failed"
+    title = _("Token revoked")
+    default_detail = _("This phone's table token was revoked: nothing was applied. Join again.")
+
+
 class ProbeLimited(ServiceError):
     """Too many refusals against declared hands, or undos of another seat's moves (R31)."""
 

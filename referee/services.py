@@ -48,6 +48,7 @@ from referee.exceptions import (
     SeatTaken,
     SessionState,
     TokenNotFound,
+    TokenRevoked,
     VersionMismatch,
 )
 from referee.idempotency import Idempotency, Replay, remember, replay_of, scope_of
@@ -446,12 +447,11 @@ def token_revoke(*, game_id: Any, token_id: int, actor: Actor) -> TableToken:
     """Revoke one of the game's table tokens (the organiser's only): the phone loses the game
     at once and its seat is free. Raises ``organiser_only`` (403), ``token_not_found`` (404)."""
     _check_organiser(actor)
-    game = _lock(game_id)
+    game = _lock(game_id, actor)
     token = game.tokens.filter(pk=token_id, revoked_at__isnull=True).first()
     if token is None:
         raise TokenNotFound()
-    token.revoked_at = timezone.now()
-    token.save(update_fields=["revoked_at"])
+    _revoke(game, token)
     return token
 
 
@@ -461,20 +461,30 @@ def seat_release(*, game_id: Any, seat: int, actor: Actor) -> TableToken:
     scorekeeper's). Raises ``seat_not_allowed`` (403) for a seat-bound phone,
     ``token_not_found`` (404) when no phone holds the seat."""
     actor.check_table_wide()
-    game = _lock(game_id)
+    game = _lock(game_id, actor)
     token = game.tokens.filter(seat=seat, revoked_at__isnull=True).first()
     if token is None:
         raise TokenNotFound()
-    token.revoked_at = timezone.now()
-    token.save(update_fields=["revoked_at"])
+    _revoke(game, token)
     return token
 
 
+@transaction.atomic
 def table_leave(*, token: TableToken) -> None:
     """A phone leaves its table: its token is revoked and its seat, if any, is free."""
-    TableToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
-        revoked_at=timezone.now()
-    )
+    game = _lock(token.game_id)
+    live = game.tokens.filter(pk=token.pk, revoked_at__isnull=True).first()
+    if live is not None:
+        _revoke(game, live)
+
+
+def _revoke(game: Game, token: TableToken) -> None:
+    """Revoke ``token`` under ``game``'s lock and move the game's version on, so that a
+    move of that phone read before (the fast path's compare-and-set) cannot land after."""
+    token.revoked_at = timezone.now()
+    token.save(update_fields=["revoked_at"])
+    game.version += 1
+    game.save(update_fields=["version"])
 
 
 def _check_organiser(actor: Actor) -> None:
@@ -618,9 +628,10 @@ def event_submit(
         folded = fast
     refused: RefereeError | None = None
     with transaction.atomic():
-        game = _lock(game_id)
+        game = _lock(game_id, actor)
         if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
+        _check_probe_limit(actor, game_id)  # again, with the count read under the lock (R31)
         _check_open(game, precondition, actor)
         try:
             if folded is not None and folded.version == game.version:
@@ -842,7 +853,7 @@ def event_undo(
     ``nothing_to_undo``, ``game_closed``, ``version_mismatch`` / ``precondition_failed``.
     """
     with transaction.atomic():
-        game = _lock(game_id)
+        game = _lock(game_id, actor)
         if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
         _check_open(game, precondition, actor)
@@ -918,7 +929,7 @@ def session_start(
     Returns the game at its new version and the new sitting. Raises ``seat_not_allowed``
     (403) for a seat's phone, ``game_closed``, ``version_mismatch`` / ``precondition_failed``.
     """
-    game = _lock(game_id)
+    game = _lock(game_id, actor)
     actor.check_table_wide()
     _check_open(game, precondition, actor)
     GameSession.objects.filter(game=game, ended_at__isnull=True).update(ended_at=timezone.now())
@@ -938,7 +949,7 @@ def session_end(
     Returns the game at its new version and the sitting ended. Raises ``session_state``
     (409) when no session is open, and as ``session_start``.
     """
-    game = _lock(game_id)
+    game = _lock(game_id, actor)
     actor.check_table_wide()
     _check_open(game, precondition, actor)
     session = GameSession.objects.filter(game=game, ended_at__isnull=True).first()
@@ -961,7 +972,7 @@ def game_close(*, game_id: Any, actor: Actor, precondition: Precondition | None 
     ``If-Match``, ``precondition_failed`` (412) for a stale one, ``game_closed`` (409).
     """
     _check_organiser(actor)
-    game = _lock(game_id)
+    game = _lock(game_id, actor)
     _check_open(game, precondition, actor)  # a failing If-Match/If-None-Match: 412 first
     if precondition is None or not precondition.names_a_version_by_header:
         raise PreconditionRequired()  # the version they saw, as If-Match
@@ -1029,9 +1040,27 @@ def _next_position(game: Game) -> int:
     return 0 if last is None else last + 1
 
 
-def _lock(game_id: Any) -> Game:
-    """The game row, locked until the transaction ends (serialises writes to one game)."""
-    return store.lock(game_id)
+def _lock(game_id: Any, actor: Actor | None = None) -> Game:
+    """The game row, locked until the transaction ends (serialises writes to one game).
+
+    For a phone (``actor`` with a table token) its token is read again under the lock: a
+    token revoked, released or left since the request authenticated raises
+    ``TokenRevoked`` (401 ``authentication_failed``), and its probe count (R31) is the
+    current one. Revoking takes the same lock, so no write of a phone lands after its
+    revocation returned.
+    """
+    game = store.lock(game_id)
+    token = actor.token if actor is not None else None
+    if token is not None:
+        fresh = (
+            TableToken.objects.filter(pk=token.pk, revoked_at__isnull=True)
+            .values_list("probes", "probes_until")
+            .first()
+        )
+        if fresh is None:
+            raise TokenRevoked()
+        token.probes, token.probes_until = fresh
+    return game
 
 
 def _check_open(game: Game, precondition: Precondition | None, actor: Actor) -> None:

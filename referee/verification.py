@@ -209,7 +209,7 @@ def round_resolve(
     if len(note) > VERIFICATION_REASON_MAX or reorders_text(note):
         raise VerificationReasonInvalid()
     with transaction.atomic():
-        game = _lock(game_id)
+        game = _lock(game_id, actor)
         if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
         digest, _ = _check_settled(game, round)
@@ -240,7 +240,7 @@ def _verify(
     if actor.token is None or actor.seat is None:
         raise VerificationSeatRequired()
     with transaction.atomic():
-        game = _lock(game_id)
+        game = _lock(game_id, actor)
         if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
         if game.status != Game.Status.OPEN:

@@ -33,11 +33,12 @@ FAST_MOVE_QUERIES = 2
 # so that a refused key cannot abort the caller's transaction.
 MOVE_QUERIES = FAST_MOVE_QUERIES + 2
 # The first event of a sitting takes the locked path (R27): the token, a savepoint, the game
-# locked, the sitting looked for, counted and opened, the event stored, the release.
-FIRST_MOVE_QUERIES = 8
-# The move that ends a round takes the locked path too (token, savepoint, lock, the event,
-# release) and writes the league's rows for that round (scoring).
-ROUND_END_QUERIES = 8
+# locked, the phone's token read again under the lock (revoked meanwhile?), the sitting
+# looked for, counted and opened, the event stored, the release.
+FIRST_MOVE_QUERIES = 9
+# The move that ends a round takes the locked path too (token, savepoint, lock, the token
+# again, the event, release) and writes the league's rows for that round (scoring).
+ROUND_END_QUERIES = 9
 # Table token (with its game, whose row caches the round's events and the seats' names).
 STATE_QUERIES = 1
 

@@ -86,7 +86,7 @@ def folds_pausing(seconds: float, call: Callable[[], Any]) -> Any:
 @pytest.fixture
 def without_the_lock(monkeypatch: pytest.MonkeyPatch) -> None:
     """``_lock`` as it would be without ``select_for_update()``: a plain read."""
-    monkeypatch.setattr(services, "_lock", lambda game_id: Game.objects.get(pk=game_id))
+    monkeypatch.setattr(services, "_lock", lambda game_id, actor=None: Game.objects.get(pk=game_id))
 
 
 @pytest.fixture

@@ -1,0 +1,176 @@
+"""A phone's request that authenticated before its token was revoked stores nothing after.
+
+QA (2026-11-30): a move already past authentication landed up to 137 ms after the organiser's
+revocation had returned, because the token was checked once, before the write. Now every
+write of a phone reads its token again under the game's lock, and revoking (by the
+organiser, by releasing the seat, by leaving) takes that lock and moves the game's version
+on, so a move read before — the fast path's compare-and-set — cannot land after either.
+The same re-read makes the R31 probe limit exact when probes arrive at once.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+
+from referee import services
+from referee.engine import RefereeError
+from referee.exceptions import ProbeLimited, TokenRevoked
+from referee.models import Event, Game, RefusedEvent, TableToken, hash_token
+from referee.store import live_token
+
+PLAYERS = ["Andi", "Besse", "Cakra", "Daeng", "Evi"]
+LEAD = {"seat": 2, "tile": "6-6"}
+SECOND = {"seat": 3, "tile": "5-6"}
+
+
+@pytest.fixture
+def organiser() -> services.Actor:
+    user = get_user_model().objects.create_user("organiser", password="x")
+    return services.Actor(user=user)
+
+
+@pytest.fixture
+def game(db, organiser) -> Game:
+    return services.game_create(players=PLAYERS, created_by=organiser.user)
+
+
+def joined(game: Game, seat: int | None = None) -> TableToken:
+    key, _ = services.table_join(join_code=game.join_code, seat=seat)
+    token = live_token(hash_token(key))
+    assert token is not None
+    return token
+
+
+def submit(token: TableToken, move: dict[str, Any]) -> Any:
+    """As the API does: the actor and the game row the token's read gave (``seen``)."""
+    return services.event_submit(
+        game_id=token.game_id,
+        kind="move",
+        payload=move,
+        actor=services.Actor(token=token),
+        seen=token.game,
+    )
+
+
+def revoke(how: str, game: Game, token: TableToken, organiser: services.Actor) -> None:
+    if how == "organiser":
+        services.token_revoke(game_id=game.pk, token_id=token.pk, actor=organiser)
+    elif how == "release":
+        services.seat_release(game_id=game.pk, seat=token.seat, actor=organiser)
+    else:
+        services.table_leave(token=token)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("how", ["organiser", "release", "leave"])
+@pytest.mark.parametrize("when", ["first event (locked path)", "mid-round (fast path)"])
+def test_a_move_read_before_the_revocation_stores_nothing_after(game, organiser, how, when):
+    scorekeeper = joined(game)
+    if when.startswith("mid-round"):
+        submit(scorekeeper, LEAD)  # opens the sitting: the next move takes the fast path
+    phone = joined(game, seat=3 if when.startswith("mid-round") else 2)
+    stored = Event.objects.filter(game=game).count()
+
+    revoke(how, game, phone, organiser)  # returns before the phone's request writes
+
+    with pytest.raises(TokenRevoked) as refused:
+        submit(phone, SECOND if when.startswith("mid-round") else LEAD)
+    assert (refused.value.status, refused.value.code) == (401, "authentication_failed")
+    assert Event.objects.filter(game=game).count() == stored
+    assert not RefusedEvent.objects.filter(game=game).exists()
+
+
+@pytest.mark.django_db
+def test_revoking_moves_the_games_version_on(game, organiser):
+    joined(game, seat=1)
+    before = Game.objects.get(pk=game.pk).version
+
+    services.seat_release(game_id=game.pk, seat=1, actor=organiser)
+
+    assert Game.objects.get(pk=game.pk).version == before + 1
+
+
+@pytest.mark.django_db
+def test_an_undo_read_before_the_revocation_changes_nothing(game, organiser):
+    scorekeeper = joined(game)
+    submit(scorekeeper, LEAD)
+    stale = live_token(scorekeeper.key_hash)
+    services.token_revoke(game_id=game.pk, token_id=scorekeeper.pk, actor=organiser)
+
+    with pytest.raises(TokenRevoked):
+        services.event_undo(game_id=game.pk, actor=services.Actor(token=stale))
+    assert Event.objects.filter(game=game, revoked_by__isnull=True).count() == 1
+
+
+@pytest.mark.django_db
+def test_the_probe_limit_counts_what_is_stored_not_what_the_request_read_R31(game, settings):
+    """The token's count as read at authentication was 0; probes counted meanwhile put it at
+    the limit: the next refusal against a declared hand is 429, not another answer."""
+    settings.TABLE_PROBE_LIMIT = 2
+    settings.TABLE_PROBE_SECONDS = 600
+    seat_1 = joined(game, seat=1)
+    services.event_submit(
+        game_id=game.pk,
+        kind="hand",
+        payload={"seat": 1, "tiles": ["3-6", "5-6", "0-0", "0-1", "0-2"]},
+        actor=services.Actor(token=seat_1),
+    )
+    prober = joined(game)
+    submit(prober, {"seat": 0, "tile": "6-6"})
+    stale = live_token(prober.key_hash)
+    for _ in range(2):  # the prober's own refusals, counted under the lock
+        with pytest.raises(RefereeError):
+            submit(live_token(prober.key_hash), {"seat": 1, "tile": "4-6"})
+    assert stale is not None
+    assert stale.probes == 0
+
+    with pytest.raises(ProbeLimited):
+        submit(stale, {"seat": 1, "tile": "1-6"})
+    assert RefusedEvent.objects.filter(game=game).count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_probes_sent_at_once_get_no_more_answers_than_the_limit_R31(settings):
+    """Real threads on PostgreSQL, as QA sent them: 12 probes at once from one token."""
+    settings.TABLE_PROBE_LIMIT = 3
+    settings.TABLE_PROBE_SECONDS = 600
+    game = services.game_create(players=PLAYERS)
+    seat_1 = joined(game, seat=1)
+    services.event_submit(
+        game_id=game.pk,
+        kind="hand",
+        payload={"seat": 1, "tiles": ["3-6", "5-6", "0-0", "0-1", "0-2"]},
+        actor=services.Actor(token=seat_1),
+    )
+    prober = joined(game)
+    submit(prober, {"seat": 0, "tile": "6-6"})
+    tokens = [live_token(prober.key_hash) for _ in range(12)]  # each request's own read
+    barrier = threading.Barrier(len(tokens))
+    outcomes: list[str] = []
+
+    def probe(token: TableToken) -> None:
+        try:
+            barrier.wait(timeout=30)
+            submit(token, {"seat": 1, "tile": "4-6"})
+            outcomes.append("stored")
+        except ProbeLimited:
+            outcomes.append("limited")
+        except RefereeError as error:
+            outcomes.append(error.code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=probe, args=(t,)) for t in tokens]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert len(outcomes) == len(tokens)
+    assert outcomes.count("limited") == len(tokens) - 3, outcomes
+    assert RefusedEvent.objects.filter(game=game).count() == 3
