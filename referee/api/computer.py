@@ -28,6 +28,7 @@ from referee.api.games import (
     _precondition,
     _validated,
 )
+from referee.api.plumbing import WholeNumberField
 from referee.api.serializers import StrictSerializer, TilesAsSent, VersionedSerializer
 from referee.engine.strategies import STRATEGIES
 
@@ -50,7 +51,7 @@ class ComputerHandSerializer(VersionedSerializer):
 
 
 class ComputerMoveSerializer(StrictSerializer):
-    seat = serializers.IntegerField(
+    seat = WholeNumberField(
         required=False,
         min_value=0,
         max_value=4,

@@ -23,6 +23,7 @@ from referee.api.plumbing import (
     ReasonField,
     SeatField,
     StrictSerializer,
+    WholeNumberField,
     visible_name,
 )
 from referee.api.schema import PIP_SUM, PIPS, SEAT, GameStateDocument, ref
@@ -89,7 +90,7 @@ class PlayersAsSent(AsSent):
 
 
 class VersionedSerializer(StrictSerializer):
-    expected_version = serializers.IntegerField(
+    expected_version = WholeNumberField(
         required=False,
         min_value=0,
         help_text="The state `version` the client saw; a stale one gets 409 and nothing is "
@@ -147,7 +148,7 @@ class GameCreateSerializer(StrictSerializer):
 class GameCreatedSerializer(serializers.Serializer):  # type: ignore[type-arg]
     id = serializers.UUIDField()
     join_code = serializers.CharField(help_text="Give it to the table's phones (POST /join/).")
-    version = serializers.IntegerField(min_value=0, help_text="The state's version (its ETag).")
+    version = WholeNumberField(min_value=0, help_text="The state's version (its ETag).")
     state = GameStateDocument()
 
 
@@ -164,7 +165,7 @@ class GameListItemSerializer(serializers.Serializer):  # type: ignore[type-arg]
         help_text="Who sits each seat now, seat 0 to seat 4 (R3): a re-seated name, or the "
         "latest substitute (R38).",
     )
-    version = serializers.IntegerField(help_text="The state's version (its ETag).")
+    version = WholeNumberField(help_text="The state's version (its ETag).")
 
     def get_fields(self) -> dict[str, Any]:
         """The declared fields, and after ``players`` the registered league's (``club``,
@@ -181,7 +182,7 @@ class JoinSerializer(StrictSerializer):
     """The table's join code, and the seat this phone enters for (none: the scorekeeper)."""
 
     join_code = serializers.CharField(max_length=32)
-    seat = serializers.IntegerField(
+    seat = WholeNumberField(
         required=False,
         allow_null=True,
         min_value=0,
@@ -196,8 +197,8 @@ class JoinSerializer(StrictSerializer):
 class TableTokenSerializer(serializers.Serializer):  # type: ignore[type-arg]
     """A table token of the game, as its organiser sees it (never its key)."""
 
-    id = serializers.IntegerField()
-    seat = serializers.IntegerField(
+    id = WholeNumberField()
+    seat = WholeNumberField(
         allow_null=True, help_text="The seat it claimed (0–4), or null for a scorekeeper."
     )
     label = serializers.CharField()  # type: ignore[assignment]
@@ -223,7 +224,7 @@ class LockoutLiftedSerializer(serializers.Serializer):  # type: ignore[type-arg]
 class JoinedSerializer(serializers.Serializer):  # type: ignore[type-arg]
     token = serializers.CharField(help_text="Send as `Authorization: Table <token>`. Shown once.")
     game = serializers.UUIDField()
-    seat = serializers.IntegerField(
+    seat = WholeNumberField(
         allow_null=True,
         min_value=0,
         max_value=4,
@@ -321,7 +322,7 @@ class CorrectionChangeSerializer(StrictSerializer):
         help_text="`amend` the event at `position`, `remove` it, or `insert` a new one before "
         "it (`position` `null`: after the last event).",
     )
-    position = serializers.IntegerField(
+    position = WholeNumberField(
         required=False,
         allow_null=True,
         min_value=0,
@@ -337,7 +338,7 @@ class CorrectionChangeSerializer(StrictSerializer):
         help_text="`amend`/`insert`: the event's fields in record form, passed to the rules as "
         'sent, e.g. `{"seat": 3, "tile": "4-6"}` or `{"seat": 2, "pass": true}`.',
     )
-    round = serializers.IntegerField(
+    round = WholeNumberField(
         required=False,
         allow_null=True,
         min_value=1,
@@ -395,7 +396,7 @@ class SeatOccupantSerializer(StrictSerializer):
     name = serializers.CharField(
         required=False, max_length=80, help_text="A guest's name (one of `name`, `player`)."
     )
-    player = serializers.IntegerField(
+    player = WholeNumberField(
         required=False, min_value=1, help_text="A registered player of the game's club (id)."
     )
     allow_seated_elsewhere = serializers.BooleanField(
@@ -412,7 +413,7 @@ class SeatOccupantSerializer(StrictSerializer):
 
 
 class SubstituteSerializer(SeatOccupantSerializer, VersionedSerializer):
-    from_round = serializers.IntegerField(
+    from_round = WholeNumberField(
         required=False,
         allow_null=True,
         min_value=1,

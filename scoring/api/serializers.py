@@ -11,6 +11,7 @@ from referee.api.plumbing import (
     GameStatusField,
     ReasonField,
     StrictSerializer,
+    WholeNumberField,
     visible_name,
 )
 from referee.models import Game
@@ -101,7 +102,7 @@ class PlayerUpdateSerializer(StrictSerializer):
 
 
 class PlayerMergeSerializer(StrictSerializer):
-    duplicate = serializers.IntegerField(
+    duplicate = WholeNumberField(
         help_text="The id of the duplicate player, merged into the one in the URL."
     )
     reason = ReasonField(max_length=200, required=False, allow_blank=True)
@@ -110,8 +111,8 @@ class PlayerMergeSerializer(StrictSerializer):
 class PlayerMergedSerializer(serializers.Serializer):  # type: ignore[type-arg]
     survivor = PlayerSerializer()
     merged = PlayerSerializer()
-    seats_moved = serializers.IntegerField()
-    seat_rounds_moved = serializers.IntegerField()
+    seats_moved = WholeNumberField()
+    seat_rounds_moved = WholeNumberField()
     merged_by = serializers.CharField(allow_null=True)
     reason = serializers.CharField()
     created_at = serializers.DateTimeField()
@@ -147,9 +148,9 @@ class SeasonUpdateSerializer(SeasonCreateSerializer):
 
 
 class ClubGameSeatSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    seat = serializers.IntegerField(source="number")
+    seat = WholeNumberField(source="number")
     name = serializers.CharField()
-    player = serializers.IntegerField(source="player_id", allow_null=True)
+    player = WholeNumberField(source="player_id", allow_null=True)
 
 
 class _SeatsNowField(serializers.ListField):
@@ -163,7 +164,7 @@ class _SeatsNowField(serializers.ListField):
 class ClubGameSerializer(serializers.Serializer):  # type: ignore[type-arg]
     id = serializers.UUIDField()
     status = GameStatusField()
-    season = serializers.IntegerField(source="league.season_id", allow_null=True)
+    season = WholeNumberField(source="league.season_id", allow_null=True)
     created_at = serializers.DateTimeField()
     closed_at = serializers.DateTimeField(allow_null=True)
     seats = _SeatsNowField(
@@ -174,7 +175,7 @@ class ClubGameSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 
 class SeatLinkSerializer(StrictSerializer):
-    player = serializers.IntegerField(
+    player = WholeNumberField(
         allow_null=True, help_text="A player of the game's club; null makes the seat a guest's."
     )
 
@@ -183,67 +184,67 @@ class SeatLinkSerializer(StrictSerializer):
 
 
 class StandingSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    player = serializers.IntegerField()
+    player = WholeNumberField()
     display_name = serializers.CharField()
     member_number = serializers.CharField()
-    rounds_played = serializers.IntegerField()
-    rounds_won = serializers.IntegerField()
-    first_cappu = serializers.IntegerField(help_text="Rounds ended by this player (R14).")
-    ceki = serializers.IntegerField(help_text="FIRST CAPPU with CEKI (R15).")
-    pollo = serializers.IntegerField(help_text="FIRST CAPPU with POLLO (R16).")
-    manguno = serializers.IntegerField(help_text="Blocked rounds where they were MANGUNO (R17).")
-    mattikkeng = serializers.IntegerField(help_text="Times MATTIKKENG (R19).")
-    cucuq = serializers.IntegerField(help_text="Times CUCUQ (R21).")
-    passes = serializers.IntegerField(help_text="Plain PASSes (R9), PASSEBUNGE not included.")
-    passebunge = serializers.IntegerField(help_text="PASSEBUNGEs (R10).")
-    stones_received = serializers.IntegerField(help_text="Stones received (R23); fewer is better.")
-    stones_given = serializers.IntegerField(help_text="Stones handed to others (R23 shortfalls).")
-    net_stones = serializers.IntegerField(help_text="Received minus given.")
-    camat_elected = serializers.IntegerField(help_text="Times elected CAMAT (R24).")
+    rounds_played = WholeNumberField()
+    rounds_won = WholeNumberField()
+    first_cappu = WholeNumberField(help_text="Rounds ended by this player (R14).")
+    ceki = WholeNumberField(help_text="FIRST CAPPU with CEKI (R15).")
+    pollo = WholeNumberField(help_text="FIRST CAPPU with POLLO (R16).")
+    manguno = WholeNumberField(help_text="Blocked rounds where they were MANGUNO (R17).")
+    mattikkeng = WholeNumberField(help_text="Times MATTIKKENG (R19).")
+    cucuq = WholeNumberField(help_text="Times CUCUQ (R21).")
+    passes = WholeNumberField(help_text="Plain PASSes (R9), PASSEBUNGE not included.")
+    passebunge = WholeNumberField(help_text="PASSEBUNGEs (R10).")
+    stones_received = WholeNumberField(help_text="Stones received (R23); fewer is better.")
+    stones_given = WholeNumberField(help_text="Stones handed to others (R23 shortfalls).")
+    net_stones = WholeNumberField(help_text="Received minus given.")
+    camat_elected = WholeNumberField(help_text="Times elected CAMAT (R24).")
     average_stones = serializers.FloatField(help_text="Stones received per round played.")
 
 
 class PlayerRoundSerializer(serializers.Serializer):  # type: ignore[type-arg]
     game = serializers.UUIDField(source="game_id")
-    season = serializers.IntegerField(source="season_id", allow_null=True)
+    season = WholeNumberField(source="season_id", allow_null=True)
     season_name = serializers.CharField(source="season.name", allow_null=True, default=None)
     played_at = serializers.DateTimeField(help_text="When the round was settled.")
-    round = serializers.IntegerField(source="round_number")
-    seat = serializers.IntegerField()
+    round = WholeNumberField(source="round_number")
+    seat = WholeNumberField()
     won = serializers.BooleanField()
     named = serializers.ListField(
         child=serializers.CharField(),
         help_text="The named outcomes that fell on the player: FIRST CAPPU, CEKI, POLLO, "
         "MANGUNO, MATTIKKENG, CUCUQ, CAMAT.",
     )
-    passes = serializers.IntegerField()
-    passebunge = serializers.IntegerField()
-    stones_received = serializers.IntegerField()
-    stones_given = serializers.IntegerField()
-    stones_held = serializers.IntegerField(help_text="Held after the round's awards (pre-reset).")
+    passes = WholeNumberField()
+    passebunge = WholeNumberField()
+    stones_received = WholeNumberField()
+    stones_given = WholeNumberField()
+    stones_held = WholeNumberField(help_text="Held after the round's awards (pre-reset).")
 
 
 class PlayerGameSerializer(serializers.Serializer):  # type: ignore[type-arg]
     game = serializers.UUIDField()
-    season = serializers.IntegerField(allow_null=True)
+    season = WholeNumberField(allow_null=True)
     season_name = serializers.CharField(allow_null=True)
-    seat = serializers.IntegerField()
+    seat = WholeNumberField()
     status = GameStatusField()
     started_at = serializers.DateTimeField()
     last_played_at = serializers.DateTimeField()
-    rounds_played = serializers.IntegerField()
-    rounds_won = serializers.IntegerField()
-    first_cappu = serializers.IntegerField()
-    ceki = serializers.IntegerField()
-    pollo = serializers.IntegerField()
-    manguno = serializers.IntegerField()
-    mattikkeng = serializers.IntegerField()
-    cucuq = serializers.IntegerField()
-    passes = serializers.IntegerField()
-    passebunge = serializers.IntegerField()
-    stones_received = serializers.IntegerField()
-    stones_given = serializers.IntegerField()
-    camat_elected = serializers.IntegerField()
+    rounds_played = WholeNumberField()
+    rounds_won = WholeNumberField()
+    first_cappu = WholeNumberField()
+    ceki = WholeNumberField()
+    pollo = WholeNumberField()
+    manguno = WholeNumberField()
+    mattikkeng = WholeNumberField()
+    cucuq = WholeNumberField()
+    passes = WholeNumberField()
+    passebunge = WholeNumberField()
+    stones_received = WholeNumberField()
+    stones_given = WholeNumberField()
+    camat_elected = WholeNumberField()
 
 
 class HeadToHeadQuerySerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -257,19 +258,19 @@ class HeadToHeadQuerySerializer(serializers.Serializer):  # type: ignore[type-ar
 
 
 class HeadToHeadLineSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    rounds_won = serializers.IntegerField()
-    first_cappu = serializers.IntegerField()
-    ceki = serializers.IntegerField()
-    pollo = serializers.IntegerField()
-    manguno = serializers.IntegerField()
-    mattikkeng = serializers.IntegerField()
-    cucuq = serializers.IntegerField()
-    passes = serializers.IntegerField()
-    passebunge = serializers.IntegerField()
-    stones_received = serializers.IntegerField()
-    stones_given = serializers.IntegerField()
-    camat_elected = serializers.IntegerField()
-    cycles_ahead = serializers.IntegerField(
+    rounds_won = WholeNumberField()
+    first_cappu = WholeNumberField()
+    ceki = WholeNumberField()
+    pollo = WholeNumberField()
+    manguno = WholeNumberField()
+    mattikkeng = WholeNumberField()
+    cucuq = WholeNumberField()
+    passes = WholeNumberField()
+    passebunge = WholeNumberField()
+    stones_received = WholeNumberField()
+    stones_given = WholeNumberField()
+    camat_elected = WholeNumberField()
+    cycles_ahead = WholeNumberField(
         help_text="CAMAT cycles both finished where this player ranked ahead of the other."
     )
 
@@ -280,37 +281,37 @@ class HeadToHeadSideSerializer(serializers.Serializer):  # type: ignore[type-arg
 
 
 class HeadToHeadSeasonSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    season = serializers.IntegerField(allow_null=True)
+    season = WholeNumberField(allow_null=True)
     season_name = serializers.CharField(allow_null=True)
-    games_together = serializers.IntegerField()
-    rounds_together = serializers.IntegerField()
+    games_together = WholeNumberField()
+    rounds_together = WholeNumberField()
     a = HeadToHeadLineSerializer()
     b = HeadToHeadLineSerializer()
 
 
 class HeadToHeadSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    games_together = serializers.IntegerField()
-    rounds_together = serializers.IntegerField()
+    games_together = WholeNumberField()
+    rounds_together = WholeNumberField()
     a = HeadToHeadSideSerializer()
     b = HeadToHeadSideSerializer()
     seasons = HeadToHeadSeasonSerializer(many=True)
 
 
 class RatingSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    rank = serializers.IntegerField(help_text="1-based; equal ordinals share a rank (1, 2, 2, 4).")
-    player = serializers.IntegerField()
+    rank = WholeNumberField(help_text="1-based; equal ordinals share a rank (1, 2, 2, 4).")
+    player = WholeNumberField()
     display_name = serializers.CharField()
     mu = serializers.FloatField(help_text="OpenSkill Bradley–Terry μ (starts at 25).")
     sigma = serializers.FloatField(help_text="Uncertainty σ (starts at 25/3).")
     ordinal = serializers.FloatField(help_text="μ − 3σ: the conservative rating, sorted by.")
-    cycles = serializers.IntegerField(help_text="Completed CAMAT cycles rated.")
+    cycles = WholeNumberField(help_text="Completed CAMAT cycles rated.")
     last_played_at = serializers.DateTimeField(allow_null=True)
 
 
 class RatingsSerializer(serializers.Serializer):  # type: ignore[type-arg]
     model = serializers.CharField()
-    season = serializers.IntegerField(allow_null=True)
-    cycles = serializers.IntegerField(help_text="CAMAT cycles folded into these ratings.")
+    season = WholeNumberField(allow_null=True)
+    cycles = WholeNumberField(help_text="CAMAT cycles folded into these ratings.")
     results = RatingSerializer(many=True)
 
 

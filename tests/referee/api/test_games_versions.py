@@ -107,6 +107,16 @@ def test_the_current_expected_version_is_applied_and_not_stored_in_the_event(led
     assert "expected_version" not in Event.objects.get(position=body["event"]["position"]).payload
 
 
+@pytest.mark.parametrize("sent", ["1", 1.0, True, "one"])
+def test_an_expected_version_that_is_no_whole_number_is_400_and_nothing_applied(led, sent):
+    """JSON's ``1`` only: DRF's integer field took ``"1"``, ``1.0`` and ``true`` (QA)."""
+    response = led.move({"seat": 1, "tile": "3-6", "expected_version": sent})
+
+    assert response.status_code == 400
+    assert "expected_version" in str(response.json())
+    assert live_events(led) == 1
+
+
 @pytest.mark.parametrize(
     ("write", "header"),
     [("undo", True), ("undo", False), ("amend", True), ("amend", False)],
