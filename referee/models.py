@@ -44,6 +44,11 @@ class Game(models.Model):
     version = models.PositiveIntegerField(
         default=0, help_text="Increases with every accepted event or correction."
     )
+    revocations = models.PositiveIntegerField(
+        default=0,
+        help_text="Increases with every table token revoked (by the organiser, a released "
+        "seat, a phone leaving): a move read before cannot be stored after one.",
+    )
     state = models.JSONField(
         default=dict, help_text="Cache of the fold over the live events (same transaction)."
     )

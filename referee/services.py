@@ -479,12 +479,14 @@ def table_leave(*, token: TableToken) -> None:
 
 
 def _revoke(game: Game, token: TableToken) -> None:
-    """Revoke ``token`` under ``game``'s lock and move the game's version on, so that a
-    move of that phone read before (the fast path's compare-and-set) cannot land after."""
+    """Revoke ``token`` under ``game``'s lock and count it (``Game.revocations``): a move of
+    that phone read before cannot land after, since the fast path's compare-and-set wants
+    the count it read, and the locked path reads the token again. The version stays: the
+    other phones' taps made on it still apply (QA)."""
     token.revoked_at = timezone.now()
     token.save(update_fields=["revoked_at"])
-    game.version += 1
-    game.save(update_fields=["version"])
+    game.revocations += 1
+    game.save(update_fields=["revocations"])
 
 
 def _check_organiser(actor: Actor) -> None:
@@ -1046,8 +1048,8 @@ def _lock(game_id: Any, actor: Actor | None = None) -> Game:
     For a phone (``actor`` with a table token) its token is read again under the lock: a
     token revoked, released or left since the request authenticated raises
     ``TokenRevoked`` (401 ``authentication_failed``), and its probe count (R31) is the
-    current one. Revoking takes the same lock, so no write of a phone lands after its
-    revocation returned.
+    current one. Revoking takes the same lock (``_revoke``), so no write of a phone lands
+    after its revocation returned.
     """
     game = store.lock(game_id)
     token = actor.token if actor is not None else None

@@ -391,7 +391,7 @@ RETURNING (SELECT id FROM new_event)
 _APPEND_AT_VERSION_SQL = """
 WITH moved AS (
     UPDATE {game} SET version = %s, state = %s::jsonb
-    WHERE id = %s AND version = %s AND status = %s
+    WHERE id = %s AND version = %s AND revocations = %s AND status = %s
     RETURNING id
 ), new_event AS (
     INSERT INTO {event} (game_id, position, kind, payload, round_number, session_id,
@@ -441,7 +441,8 @@ def append_event(
 
     Without ``expected_version`` the caller holds the game's lock (``lock``) in the
     current transaction. With it, no lock: the write is a compare-and-set — the game
-    moves on only if it is still open at ``expected_version``; else nothing is written,
+    moves on only if it is still open at ``expected_version`` and no table token was
+    revoked since it was read (``Game.revocations``); else nothing is written,
     ``game`` is left as it was and the answer is ``None`` (the caller then takes the
     locked path). ``answer(event)``, called once the game row holds the new version and
     state, gives the idempotent answer to store in the same statement (``None``: none);
@@ -500,7 +501,10 @@ def _append_at_version(
         try:
             with transaction.atomic():
                 moved = Game.objects.filter(
-                    pk=game.pk, version=expected_version, status=Game.Status.OPEN
+                    pk=game.pk,
+                    version=expected_version,
+                    revocations=game.revocations,
+                    status=Game.Status.OPEN,
                 ).update(version=game.version, state=game.state)
                 if not moved:
                     return False
@@ -522,6 +526,7 @@ def _append_at_version(
         json.dumps(game.state),
         game.pk,
         expected_version,
+        game.revocations,
         Game.Status.OPEN.value,
         *_event_values(event),
     ]

@@ -81,6 +81,8 @@ def broken(record: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         return data
     i = rng.randrange(len(moves))
     move = moves[i]
+    if not isinstance(move, dict):  # broken once already into no move at all ([], "x")
+        moves[i] = move = {"seat": rng.randrange(5), "tile": rng.choice(TILES)}
     kind = rng.randrange(14)
     if kind == 0:
         move["seat"] = rng.choice(ODD_SEATS)

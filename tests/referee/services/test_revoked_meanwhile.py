@@ -3,8 +3,10 @@
 QA (2026-11-30): a move already past authentication landed up to 137 ms after the organiser's
 revocation had returned, because the token was checked once, before the write. Now every
 write of a phone reads its token again under the game's lock, and revoking (by the
-organiser, by releasing the seat, by leaving) takes that lock and moves the game's version
-on, so a move read before — the fast path's compare-and-set — cannot land after either.
+organiser, by releasing the seat, by leaving) takes that lock and moves the game's count
+of revocations on (``Game.revocations``), so a move read before — the fast path's
+compare-and-set — cannot land after either; the version stays, so the other phones' taps
+made on it still apply.
 The same re-read makes the R31 probe limit exact when probes arrive at once.
 """
 
@@ -86,13 +88,27 @@ def test_a_move_read_before_the_revocation_stores_nothing_after(game, organiser,
 
 
 @pytest.mark.django_db
-def test_revoking_moves_the_games_version_on(game, organiser):
+def test_revoking_counts_a_revocation_and_keeps_the_other_phones_taps(game, organiser):
+    """QA: moving the version on made every other phone's pending tap stale (409)."""
+    scorekeeper = joined(game)
+    submit(scorekeeper, LEAD)
+    seen = Game.objects.get(pk=game.pk)
     joined(game, seat=1)
-    before = Game.objects.get(pk=game.pk).version
 
     services.seat_release(game_id=game.pk, seat=1, actor=organiser)
 
-    assert Game.objects.get(pk=game.pk).version == before + 1
+    after = Game.objects.get(pk=game.pk)
+    assert (after.version, after.revocations) == (seen.version, seen.revocations + 1)
+    tap = services.event_submit(
+        game_id=game.pk,
+        kind="move",
+        payload=SECOND,
+        actor=services.Actor(token=scorekeeper),
+        precondition=services.Precondition(seen.version),  # the tap's version, still good
+        seen=seen,  # read before the release: its compare-and-set fails, the lock decides
+    )
+    assert isinstance(tap, services.Submitted)
+    assert tap.event.position == 1
 
 
 @pytest.mark.django_db
