@@ -49,6 +49,7 @@ from referee.exceptions import (
     IdempotencyKeyReused,
     PreconditionFailed,
     ServiceError,
+    TokenRevoked,
     VersionMismatch,
 )
 from referee.idempotency import Idempotency, Rendered, Replay
@@ -61,7 +62,7 @@ from referee.verification import Verified
 from referee.web import forms, lan
 from referee.web.qr import qr_svg
 from referee.web.selectors import TablePage, table_page
-from referee.web.session import forget_token, remember_token, session_token
+from referee.web.session import SESSION_KEY, forget_token, remember_token, session_token
 
 logger = logging.getLogger(__name__)
 
@@ -120,7 +121,13 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
             refused = error
         else:
             return redirect("web:join", code=game.join_code)
-    context = {"form": form, "token": session_token(request)}
+    token = session_token(request)
+    # The browser still holds a key whose token is no longer live: the organiser revoked
+    # it or released its seat (leaving forgets the key). Say so once, then forget it.
+    removed = token is None and bool(request.session.get(SESSION_KEY))
+    if removed:
+        forget_token(request)
+    context = {"form": form, "token": token, "removed": removed}
     status = refused.status if refused is not None else 200
     response = render(request, "referee/home.html", context, status=status)
     return give_device(request, _with_retry_after(response, refused))
@@ -562,8 +569,12 @@ def _answer(
     """htmx: the refreshed partial (with the flash); a plain form post: back to the page.
 
     ``state``: the new state a service answered with, as this phone sees it; without it
-    the game is read and folded again (a refusal, a replayed tap).
+    the game is read and folded again (a refusal, a replayed tap). A phone whose token was
+    revoked while its tap was on the way (401 ``TokenRevoked``) goes to the home page,
+    which says so (QA).
     """
+    if status == TokenRevoked.status:
+        return _gone(request)
     if state is None:
         token.game.refresh_from_db()
     page = table_page(

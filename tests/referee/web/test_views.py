@@ -12,7 +12,9 @@ from django.test import Client
 
 from referee import folding, services
 from referee.models import Event, Game, TableToken
+from referee.web import views
 from referee.web.selectors import table_page
+from tests.factories import UserFactory
 from tests.referee.web.conftest import enter, live_events
 from tests.referee.web.walks import BLOCKED, CEKI_WITH_A_PASS, record_move
 
@@ -125,6 +127,46 @@ def test_leaving_forgets_the_token(joined, game: Game) -> None:
     client = joined(game)
     client.post("/leave/")
     assert client.get("/table/")["Location"] == "/"
+
+
+def test_a_phone_whose_seat_was_freed_is_told_so_once_on_the_home_page(joined, game: Game) -> None:
+    """QA: a revoked phone's tap led to the bare join page, which said nothing of why."""
+    client = joined(game, seat=2)
+    organiser = services.Actor(user=UserFactory())
+    services.seat_release(game_id=game.pk, seat=2, actor=organiser)
+
+    response = tap(client, game, seat=2, tile="6-6")
+
+    assert response["HX-Redirect"] == "/"
+    home = client.get("/")
+    assert flash(home) is not None
+    assert flash(home)[0] == "error"
+    assert "removed from its table" in flash(home)[1]
+    assert flash(client.get("/")) is None  # said once; the key is forgotten
+
+
+def test_a_tap_caught_by_the_revocation_under_the_lock_goes_home(
+    joined, game: Game, monkeypatch
+) -> None:
+    """Revoked while the tap was on the way (the token read before, refused under the lock,
+    401): the phone is sent home, where it is told, not left with the move buttons."""
+    client = joined(game, seat=2)
+    real = views.session_token
+
+    def read_then_revoke(request):
+        token = real(request)
+        if token is not None and request.method == "POST":
+            services.seat_release(game_id=game.pk, seat=2, actor=services.Actor(user=UserFactory()))
+        return token
+
+    monkeypatch.setattr(views, "session_token", read_then_revoke)
+
+    response = tap(client, game, seat=2, tile="6-6")
+
+    assert response["HX-Redirect"] == "/"
+    assert live_events(game) == 0
+    monkeypatch.setattr(views, "session_token", real)
+    assert "removed from its table" in flash(client.get("/"))[1]
 
 
 # -- the polled partial --------------------------------------------------------------------
