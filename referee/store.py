@@ -24,9 +24,10 @@ the version the caller read and folded (a compare-and-set on ``Game.version``), 
 otherwise writes nothing and returns ``None``. That is a move's fast path
 (``referee.services.event_submit``): one read (the table token's, with its game) and
 this one statement, with the idempotent answer in the same statement. The
-compare-and-set compares versions only, so every write of ``Game.state`` happens in a
-transaction that moves ``version`` on (under the lock): a sitting, a correction, a
-verification, a computer seat's set-up at creation (before any phone can join).
+compare-and-set compares ``version`` (and ``revocations``, moved on by every table token
+revoked) only, so every write of ``Game.state`` happens in a transaction that moves
+``version`` on (under the lock): a sitting, a correction, a verification, a computer
+seat's set-up at creation (before any phone can join).
 """
 
 from __future__ import annotations
