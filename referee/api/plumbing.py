@@ -98,9 +98,10 @@ class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 
 class WholeNumberField(serializers.IntegerField):
-    """An integer as JSON writes it: ``3``. DRF's ``IntegerField`` also takes ``"3"``, ``3.0``
-    and ``true``; a request body here gets them refused (400 ``invalid``), as every other
-    number of the API is (QA: ``"expected_version": "3"`` was taken for 3)."""
+    """An integer of a request body as JSON writes it: ``3``. DRF's ``IntegerField`` also
+    takes ``"3"``, ``3.0`` and ``true``; here they are refused (400 ``invalid``), as every
+    other number of the API is (QA: ``"expected_version": "3"`` was taken for 3). Answers
+    and query strings keep DRF's ``IntegerField`` (a query string's numbers are text)."""
 
     def to_internal_value(self, data: Any) -> int:
         if not isinstance(data, int) or isinstance(data, bool):

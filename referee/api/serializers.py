@@ -148,7 +148,7 @@ class GameCreateSerializer(StrictSerializer):
 class GameCreatedSerializer(serializers.Serializer):  # type: ignore[type-arg]
     id = serializers.UUIDField()
     join_code = serializers.CharField(help_text="Give it to the table's phones (POST /join/).")
-    version = WholeNumberField(min_value=0, help_text="The state's version (its ETag).")
+    version = serializers.IntegerField(min_value=0, help_text="The state's version (its ETag).")
     state = GameStateDocument()
 
 
@@ -165,7 +165,7 @@ class GameListItemSerializer(serializers.Serializer):  # type: ignore[type-arg]
         help_text="Who sits each seat now, seat 0 to seat 4 (R3): a re-seated name, or the "
         "latest substitute (R38).",
     )
-    version = WholeNumberField(help_text="The state's version (its ETag).")
+    version = serializers.IntegerField(help_text="The state's version (its ETag).")
 
     def get_fields(self) -> dict[str, Any]:
         """The declared fields, and after ``players`` the registered league's (``club``,
@@ -197,8 +197,8 @@ class JoinSerializer(StrictSerializer):
 class TableTokenSerializer(serializers.Serializer):  # type: ignore[type-arg]
     """A table token of the game, as its organiser sees it (never its key)."""
 
-    id = WholeNumberField()
-    seat = WholeNumberField(
+    id = serializers.IntegerField()
+    seat = serializers.IntegerField(
         allow_null=True, help_text="The seat it claimed (0–4), or null for a scorekeeper."
     )
     label = serializers.CharField()  # type: ignore[assignment]
@@ -224,7 +224,7 @@ class LockoutLiftedSerializer(serializers.Serializer):  # type: ignore[type-arg]
 class JoinedSerializer(serializers.Serializer):  # type: ignore[type-arg]
     token = serializers.CharField(help_text="Send as `Authorization: Table <token>`. Shown once.")
     game = serializers.UUIDField()
-    seat = WholeNumberField(
+    seat = serializers.IntegerField(
         allow_null=True,
         min_value=0,
         max_value=4,

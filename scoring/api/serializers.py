@@ -111,8 +111,8 @@ class PlayerMergeSerializer(StrictSerializer):
 class PlayerMergedSerializer(serializers.Serializer):  # type: ignore[type-arg]
     survivor = PlayerSerializer()
     merged = PlayerSerializer()
-    seats_moved = WholeNumberField()
-    seat_rounds_moved = WholeNumberField()
+    seats_moved = serializers.IntegerField()
+    seat_rounds_moved = serializers.IntegerField()
     merged_by = serializers.CharField(allow_null=True)
     reason = serializers.CharField()
     created_at = serializers.DateTimeField()
@@ -148,9 +148,9 @@ class SeasonUpdateSerializer(SeasonCreateSerializer):
 
 
 class ClubGameSeatSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    seat = WholeNumberField(source="number")
+    seat = serializers.IntegerField(source="number")
     name = serializers.CharField()
-    player = WholeNumberField(source="player_id", allow_null=True)
+    player = serializers.IntegerField(source="player_id", allow_null=True)
 
 
 class _SeatsNowField(serializers.ListField):
@@ -164,7 +164,7 @@ class _SeatsNowField(serializers.ListField):
 class ClubGameSerializer(serializers.Serializer):  # type: ignore[type-arg]
     id = serializers.UUIDField()
     status = GameStatusField()
-    season = WholeNumberField(source="league.season_id", allow_null=True)
+    season = serializers.IntegerField(source="league.season_id", allow_null=True)
     created_at = serializers.DateTimeField()
     closed_at = serializers.DateTimeField(allow_null=True)
     seats = _SeatsNowField(
@@ -184,67 +184,67 @@ class SeatLinkSerializer(StrictSerializer):
 
 
 class StandingSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    player = WholeNumberField()
+    player = serializers.IntegerField()
     display_name = serializers.CharField()
     member_number = serializers.CharField()
-    rounds_played = WholeNumberField()
-    rounds_won = WholeNumberField()
-    first_cappu = WholeNumberField(help_text="Rounds ended by this player (R14).")
-    ceki = WholeNumberField(help_text="FIRST CAPPU with CEKI (R15).")
-    pollo = WholeNumberField(help_text="FIRST CAPPU with POLLO (R16).")
-    manguno = WholeNumberField(help_text="Blocked rounds where they were MANGUNO (R17).")
-    mattikkeng = WholeNumberField(help_text="Times MATTIKKENG (R19).")
-    cucuq = WholeNumberField(help_text="Times CUCUQ (R21).")
-    passes = WholeNumberField(help_text="Plain PASSes (R9), PASSEBUNGE not included.")
-    passebunge = WholeNumberField(help_text="PASSEBUNGEs (R10).")
-    stones_received = WholeNumberField(help_text="Stones received (R23); fewer is better.")
-    stones_given = WholeNumberField(help_text="Stones handed to others (R23 shortfalls).")
-    net_stones = WholeNumberField(help_text="Received minus given.")
-    camat_elected = WholeNumberField(help_text="Times elected CAMAT (R24).")
+    rounds_played = serializers.IntegerField()
+    rounds_won = serializers.IntegerField()
+    first_cappu = serializers.IntegerField(help_text="Rounds ended by this player (R14).")
+    ceki = serializers.IntegerField(help_text="FIRST CAPPU with CEKI (R15).")
+    pollo = serializers.IntegerField(help_text="FIRST CAPPU with POLLO (R16).")
+    manguno = serializers.IntegerField(help_text="Blocked rounds where they were MANGUNO (R17).")
+    mattikkeng = serializers.IntegerField(help_text="Times MATTIKKENG (R19).")
+    cucuq = serializers.IntegerField(help_text="Times CUCUQ (R21).")
+    passes = serializers.IntegerField(help_text="Plain PASSes (R9), PASSEBUNGE not included.")
+    passebunge = serializers.IntegerField(help_text="PASSEBUNGEs (R10).")
+    stones_received = serializers.IntegerField(help_text="Stones received (R23); fewer is better.")
+    stones_given = serializers.IntegerField(help_text="Stones handed to others (R23 shortfalls).")
+    net_stones = serializers.IntegerField(help_text="Received minus given.")
+    camat_elected = serializers.IntegerField(help_text="Times elected CAMAT (R24).")
     average_stones = serializers.FloatField(help_text="Stones received per round played.")
 
 
 class PlayerRoundSerializer(serializers.Serializer):  # type: ignore[type-arg]
     game = serializers.UUIDField(source="game_id")
-    season = WholeNumberField(source="season_id", allow_null=True)
+    season = serializers.IntegerField(source="season_id", allow_null=True)
     season_name = serializers.CharField(source="season.name", allow_null=True, default=None)
     played_at = serializers.DateTimeField(help_text="When the round was settled.")
-    round = WholeNumberField(source="round_number")
-    seat = WholeNumberField()
+    round = serializers.IntegerField(source="round_number")
+    seat = serializers.IntegerField()
     won = serializers.BooleanField()
     named = serializers.ListField(
         child=serializers.CharField(),
         help_text="The named outcomes that fell on the player: FIRST CAPPU, CEKI, POLLO, "
         "MANGUNO, MATTIKKENG, CUCUQ, CAMAT.",
     )
-    passes = WholeNumberField()
-    passebunge = WholeNumberField()
-    stones_received = WholeNumberField()
-    stones_given = WholeNumberField()
-    stones_held = WholeNumberField(help_text="Held after the round's awards (pre-reset).")
+    passes = serializers.IntegerField()
+    passebunge = serializers.IntegerField()
+    stones_received = serializers.IntegerField()
+    stones_given = serializers.IntegerField()
+    stones_held = serializers.IntegerField(help_text="Held after the round's awards (pre-reset).")
 
 
 class PlayerGameSerializer(serializers.Serializer):  # type: ignore[type-arg]
     game = serializers.UUIDField()
-    season = WholeNumberField(allow_null=True)
+    season = serializers.IntegerField(allow_null=True)
     season_name = serializers.CharField(allow_null=True)
-    seat = WholeNumberField()
+    seat = serializers.IntegerField()
     status = GameStatusField()
     started_at = serializers.DateTimeField()
     last_played_at = serializers.DateTimeField()
-    rounds_played = WholeNumberField()
-    rounds_won = WholeNumberField()
-    first_cappu = WholeNumberField()
-    ceki = WholeNumberField()
-    pollo = WholeNumberField()
-    manguno = WholeNumberField()
-    mattikkeng = WholeNumberField()
-    cucuq = WholeNumberField()
-    passes = WholeNumberField()
-    passebunge = WholeNumberField()
-    stones_received = WholeNumberField()
-    stones_given = WholeNumberField()
-    camat_elected = WholeNumberField()
+    rounds_played = serializers.IntegerField()
+    rounds_won = serializers.IntegerField()
+    first_cappu = serializers.IntegerField()
+    ceki = serializers.IntegerField()
+    pollo = serializers.IntegerField()
+    manguno = serializers.IntegerField()
+    mattikkeng = serializers.IntegerField()
+    cucuq = serializers.IntegerField()
+    passes = serializers.IntegerField()
+    passebunge = serializers.IntegerField()
+    stones_received = serializers.IntegerField()
+    stones_given = serializers.IntegerField()
+    camat_elected = serializers.IntegerField()
 
 
 class HeadToHeadQuerySerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -258,19 +258,19 @@ class HeadToHeadQuerySerializer(serializers.Serializer):  # type: ignore[type-ar
 
 
 class HeadToHeadLineSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    rounds_won = WholeNumberField()
-    first_cappu = WholeNumberField()
-    ceki = WholeNumberField()
-    pollo = WholeNumberField()
-    manguno = WholeNumberField()
-    mattikkeng = WholeNumberField()
-    cucuq = WholeNumberField()
-    passes = WholeNumberField()
-    passebunge = WholeNumberField()
-    stones_received = WholeNumberField()
-    stones_given = WholeNumberField()
-    camat_elected = WholeNumberField()
-    cycles_ahead = WholeNumberField(
+    rounds_won = serializers.IntegerField()
+    first_cappu = serializers.IntegerField()
+    ceki = serializers.IntegerField()
+    pollo = serializers.IntegerField()
+    manguno = serializers.IntegerField()
+    mattikkeng = serializers.IntegerField()
+    cucuq = serializers.IntegerField()
+    passes = serializers.IntegerField()
+    passebunge = serializers.IntegerField()
+    stones_received = serializers.IntegerField()
+    stones_given = serializers.IntegerField()
+    camat_elected = serializers.IntegerField()
+    cycles_ahead = serializers.IntegerField(
         help_text="CAMAT cycles both finished where this player ranked ahead of the other."
     )
 
@@ -281,37 +281,37 @@ class HeadToHeadSideSerializer(serializers.Serializer):  # type: ignore[type-arg
 
 
 class HeadToHeadSeasonSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    season = WholeNumberField(allow_null=True)
+    season = serializers.IntegerField(allow_null=True)
     season_name = serializers.CharField(allow_null=True)
-    games_together = WholeNumberField()
-    rounds_together = WholeNumberField()
+    games_together = serializers.IntegerField()
+    rounds_together = serializers.IntegerField()
     a = HeadToHeadLineSerializer()
     b = HeadToHeadLineSerializer()
 
 
 class HeadToHeadSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    games_together = WholeNumberField()
-    rounds_together = WholeNumberField()
+    games_together = serializers.IntegerField()
+    rounds_together = serializers.IntegerField()
     a = HeadToHeadSideSerializer()
     b = HeadToHeadSideSerializer()
     seasons = HeadToHeadSeasonSerializer(many=True)
 
 
 class RatingSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    rank = WholeNumberField(help_text="1-based; equal ordinals share a rank (1, 2, 2, 4).")
-    player = WholeNumberField()
+    rank = serializers.IntegerField(help_text="1-based; equal ordinals share a rank (1, 2, 2, 4).")
+    player = serializers.IntegerField()
     display_name = serializers.CharField()
     mu = serializers.FloatField(help_text="OpenSkill Bradley–Terry μ (starts at 25).")
     sigma = serializers.FloatField(help_text="Uncertainty σ (starts at 25/3).")
     ordinal = serializers.FloatField(help_text="μ − 3σ: the conservative rating, sorted by.")
-    cycles = WholeNumberField(help_text="Completed CAMAT cycles rated.")
+    cycles = serializers.IntegerField(help_text="Completed CAMAT cycles rated.")
     last_played_at = serializers.DateTimeField(allow_null=True)
 
 
 class RatingsSerializer(serializers.Serializer):  # type: ignore[type-arg]
     model = serializers.CharField()
-    season = WholeNumberField(allow_null=True)
-    cycles = WholeNumberField(help_text="CAMAT cycles folded into these ratings.")
+    season = serializers.IntegerField(allow_null=True)
+    cycles = serializers.IntegerField(help_text="CAMAT cycles folded into these ratings.")
     results = RatingSerializer(many=True)
 
 

@@ -59,6 +59,20 @@ def submit(token: TableToken, move: dict[str, Any]) -> Any:
     )
 
 
+def prober_of(game: Game) -> TableToken:
+    """Seat 1 declares its hand (R31), 6-6 is led; a scorekeeper's token to probe it with."""
+    seat_1 = joined(game, seat=1)
+    services.event_submit(
+        game_id=game.pk,
+        kind="hand",
+        payload={"seat": 1, "tiles": ["3-6", "5-6", "0-0", "0-1", "0-2"]},
+        actor=services.Actor(token=seat_1),
+    )
+    prober = joined(game)
+    submit(prober, {"seat": 0, "tile": "6-6"})
+    return prober
+
+
 def revoke(how: str, game: Game, token: TableToken, organiser: services.Actor) -> None:
     if how == "organiser":
         services.token_revoke(game_id=game.pk, token_id=token.pk, actor=organiser)
@@ -129,15 +143,7 @@ def test_the_probe_limit_counts_what_is_stored_not_what_the_request_read_R31(gam
     the limit: the next refusal against a declared hand is 429, not another answer."""
     settings.TABLE_PROBE_LIMIT = 2
     settings.TABLE_PROBE_SECONDS = 600
-    seat_1 = joined(game, seat=1)
-    services.event_submit(
-        game_id=game.pk,
-        kind="hand",
-        payload={"seat": 1, "tiles": ["3-6", "5-6", "0-0", "0-1", "0-2"]},
-        actor=services.Actor(token=seat_1),
-    )
-    prober = joined(game)
-    submit(prober, {"seat": 0, "tile": "6-6"})
+    prober = prober_of(game)
     stale = live_token(prober.key_hash)
     for _ in range(2):  # the prober's own refusals, counted under the lock
         with pytest.raises(RefereeError):
@@ -156,15 +162,7 @@ def test_probes_sent_at_once_get_no_more_answers_than_the_limit_R31(settings):
     settings.TABLE_PROBE_LIMIT = 3
     settings.TABLE_PROBE_SECONDS = 600
     game = services.game_create(players=PLAYERS)
-    seat_1 = joined(game, seat=1)
-    services.event_submit(
-        game_id=game.pk,
-        kind="hand",
-        payload={"seat": 1, "tiles": ["3-6", "5-6", "0-0", "0-1", "0-2"]},
-        actor=services.Actor(token=seat_1),
-    )
-    prober = joined(game)
-    submit(prober, {"seat": 0, "tile": "6-6"})
+    prober = prober_of(game)
     tokens = [live_token(prober.key_hash) for _ in range(12)]  # each request's own read
     barrier = threading.Barrier(len(tokens))
     outcomes: list[str] = []
