@@ -46,6 +46,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.server import cpu_spent, server_cpu_seconds
 from referee.engine.records import replay_record
 from referee.engine.simulation import random_record
 
@@ -411,11 +412,15 @@ async def run(
     keep_alive: bool = True,
     period: float = 5.0,
     seconds: float = 30.0,
+    server_pid: int | None = None,
+    database: str = "",
 ) -> dict[str, Any]:
     """Play (or hit the baseline with) ``tables`` tables at once; the measurements as a dict.
 
     ``period`` and ``seconds``: the ``open`` mode's interval between a table's moves and
-    the length of its run.
+    the length of its run. With ``server_pid`` (the gunicorn master) and ``database``, the
+    server's CPU time (workers, PostgreSQL backends) is read when the clock starts and
+    stops, so it counts the timed requests only, not the set-up or the results' check.
     """
     host, _, port = base_url.removeprefix("http://").rstrip("/").partition(":")
     records = table_records(tables=tables, rounds=rounds, seed=seed)
@@ -432,6 +437,7 @@ async def run(
                 "error_samples": setup_errors[:5],
                 "requests": 0,
             }
+    server_before = server_cpu_seconds(server_pid, database) if server_pid else None
     cpu_before, start = _cpu_seconds(), time.perf_counter()
     late = 0
     if mode == "moves":
@@ -451,6 +457,9 @@ async def run(
         await _baseline(host, int(port), table_list, tally, keep_alive=keep_alive)
     wall = time.perf_counter() - start
     cpu = _cpu_seconds() - cpu_before
+    server_spent: dict[str, Any] = {}
+    if server_before is not None and server_pid:
+        server_spent = cpu_spent(server_before, server_cpu_seconds(server_pid, database))
     result: dict[str, Any] = {
         "mode": mode,
         "tables": tables,
@@ -464,6 +473,7 @@ async def run(
         "error_samples": tally.errors[:5],
         "reconnects": tally.reconnects,
         "keep_alive": keep_alive,
+        **server_spent,
     }
     if mode == "open":
         result.update(
@@ -490,6 +500,10 @@ def main(argv: list[str] | None = None) -> int:
         "--period", type=float, default=5.0, help="open mode: seconds between a table's moves"
     )
     parser.add_argument("--seconds", type=float, default=30.0, help="open mode: run length")
+    parser.add_argument(
+        "--server-pid", type=int, help="the gunicorn master: read its CPU over the timed part"
+    )
+    parser.add_argument("--database", default="", help="PostgreSQL's database of the server")
     parser.add_argument("--out", help="write the JSON here (default: standard output)")
     parser.add_argument(
         "--connection",
@@ -511,6 +525,8 @@ def main(argv: list[str] | None = None) -> int:
             keep_alive=args.connection == "keep-alive",
             period=args.period,
             seconds=args.seconds,
+            server_pid=args.server_pid,
+            database=args.database,
         )
     )
     text = json.dumps(result)

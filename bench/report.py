@@ -365,6 +365,9 @@ def _load(results: dict[str, Any]) -> list[str]:
         "the same bodies from the same number of tables, once before and once after the",
         "moves (counted together: requests ÷ time of both). Games are created and joined before",
         "the clock starts; `GET /result/` is compared with `replay_record(record)` after it stops.",
+        "The server's CPU (gunicorn's workers and PostgreSQL's backends, from /proc) is read",
+        "by the load process when its clock starts and stops: it counts the timed requests",
+        "only, not the set-up or the results' check.",
         "",
     ]
     head = [
@@ -462,8 +465,7 @@ def _open_loop(o: dict[str, Any], within: dict[str, Any] | None = None) -> list[
         "waits for its previous answer before its next move, but each latency is counted from",
         "when the move was due (no coordinated omission); *late* counts moves sent more than",
         "10 ms after they were due. The load process, gunicorn and PostgreSQL share the cores.",
-        "The server CPU per move counts the untimed set-up too (creating and joining each",
-        "table's game: two requests a table), a larger share here than in the closed loop.",
+        "The server CPU per move counts the timed moves only, as in the closed loop.",
         "The second row, when present, offers half the moves per second that the closed loop",
         "carried at its fewest tables: the latency of a server that is not saturated.",
         "",

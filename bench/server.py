@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
@@ -85,6 +86,61 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (a gunicorn master's workers), from /proc."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            pids.append(int(entry.name))
+    return sorted(pids)
+
+
+def server_cpu_seconds(master_pid: int, database: str) -> dict[str, dict[int, float]]:
+    """CPU time (user + system, seconds) so far of each worker of the gunicorn master
+    ``master_pid`` and of each PostgreSQL backend serving ``database`` (its process title
+    names the database): ``{"workers": {pid: s}, "postgres": {pid: s}}``."""
+    found: dict[str, dict[int, float]] = {"workers": {}, "postgres": {}}
+    ticks = os.sysconf("SC_CLK_TCK")
+    workers = set(children(master_pid))
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        pid = int(entry.name)
+        try:
+            if pid in workers:
+                kind = "workers"
+            else:
+                title = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                if not title.startswith("postgres: ") or f" {database} " not in title:
+                    continue
+                kind = "postgres"
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        found[kind][pid] = (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return found
+
+
+def cpu_spent(
+    before: dict[str, dict[int, float]], after: dict[str, dict[int, float]]
+) -> dict[str, Any]:
+    """What ``server_cpu_seconds`` rose by from ``before`` to ``after``: the workers' and
+    PostgreSQL's seconds in all, and each worker's (by pid)."""
+    spent: dict[str, Any] = {}
+    for kind in ("workers", "postgres"):
+        each = {pid: cpu - before[kind].get(pid, 0.0) for pid, cpu in after[kind].items()}
+        spent[f"{kind}_cpu_seconds"] = sum(each.values())
+        if kind == "workers":
+            spent["cpu_seconds_each_worker"] = [each[pid] for pid in sorted(each)]
+    return spent
+
+
 @dataclass
 class Gunicorn:
     """A running gunicorn: its master process, base URL and options."""
@@ -97,18 +153,7 @@ class Gunicorn:
 
     def worker_pids(self) -> list[int]:
         """The master's children (its workers), from /proc."""
-        pids = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-            if ppid == self.process.pid:
-                pids.append(int(entry.name))
-        return sorted(pids)
+        return children(self.process.pid)
 
     def memory(self) -> dict[int, dict[str, int]]:
         """Each worker's current (VmRSS) and peak (VmHWM) resident memory, in KiB."""
@@ -123,28 +168,8 @@ class Gunicorn:
         return found
 
     def cpu_seconds(self, database: str) -> dict[str, dict[int, float]]:
-        """CPU time (user + system) so far of each worker and of each PostgreSQL backend
-        serving ``database`` (its process title names the database)."""
-        found: dict[str, dict[int, float]] = {"workers": {}, "postgres": {}}
-        ticks = os.sysconf("SC_CLK_TCK")
-        workers = set(self.worker_pids())
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            pid = int(entry.name)
-            try:
-                if pid in workers:
-                    kind = "workers"
-                else:
-                    title = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-                    if not title.startswith("postgres: ") or f" {database} " not in title:
-                        continue
-                    kind = "postgres"
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            found[kind][pid] = (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
-        return found
+        """CPU time so far of each worker and PostgreSQL backend (``server_cpu_seconds``)."""
+        return server_cpu_seconds(self.process.pid, database)
 
     def log_tail(self, lines: int = 30) -> str:
         try:

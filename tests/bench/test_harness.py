@@ -9,7 +9,9 @@ import asyncio
 import concurrent.futures
 import copy
 import math
+import os
 import subprocess
+import sys
 
 import pytest
 
@@ -276,3 +278,25 @@ def test_the_report_shows_the_corrections_and_fails_on_a_differing_result():
     assert "| unvoid |" in text
     assert "PASS" in text
     assert [ok for _, ok in failed] == [False]
+
+
+def test_the_servers_cpu_counts_what_rose_between_two_readings_of_its_processes():
+    """The load reads the server's CPU at its clock's start and stop (not around the
+    set-up and the results' check): the rise of each process, a new process counted from 0."""
+    from bench.server import children, cpu_spent, server_cpu_seconds
+
+    before = {"workers": {10: 1.0, 11: 2.0}, "postgres": {20: 0.5}}
+    after = {"workers": {10: 1.5, 11: 2.25}, "postgres": {20: 0.75, 21: 0.125}}
+    spent = cpu_spent(before, after)
+    assert spent["workers_cpu_seconds"] == 0.75
+    assert spent["cpu_seconds_each_worker"] == [0.5, 0.25]
+    assert spent["postgres_cpu_seconds"] == 0.375
+    # This process's own children: a sleeping child is found and its CPU read from /proc.
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert child.pid in children(os.getpid())
+        reading = server_cpu_seconds(os.getpid(), "no_such_database")
+        assert child.pid in reading["workers"] and reading["postgres"] == {}
+    finally:
+        child.kill()
+        child.wait()
