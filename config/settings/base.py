@@ -147,7 +147,7 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "referee.api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "referee.api.problems.exception_handler",
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["referee.api.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["referee.api.parsers.CheckedJSONParser"],
     # Phones use table tokens; organisers the session (browser) or a DRF token (scripts).
     "DEFAULT_AUTHENTICATION_CLASSES": [

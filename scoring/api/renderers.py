@@ -25,7 +25,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.utils.translation import get_language
-from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.renderers import BaseRenderer
+
+from referee.api.plumbing import JSONRenderer
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # A spreadsheet may split a cell's text at any list separator of the reader's locale

