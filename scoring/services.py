@@ -469,7 +469,9 @@ def seat_rounds_settle(
     upserts), and the ratings' when the round ended a CAMAT cycle. Any rows
     already stored for that round (left by a path that did not delete them) are
     replaced: those the insert skipped are read, deleted and inserted again (three
-    statements more), and leave the totals and ratings as they go.
+    statements more), and leave the totals and ratings as they go. Without
+    ``RETURNING`` (SQLite before 3.35) the round's rows are read (and deleted, if
+    any) before the insert: one statement more, two with rows there.
     """
     game_round = engine.rounds[-1]
     if len(engine.rounds) >= 2:
@@ -490,7 +492,9 @@ def seat_rounds_settle(
         }
         for line in round_lines(game_round, before)
     ]
-    stored = _settle_insert(game, played_at, new)
+    # Without ``RETURNING`` (SQLite before 3.35) the round's rows are looked up first.
+    returning = _returning()
+    stored = _settle_insert(game, played_at, new) if returning else set()
     old: list[Row] = []
     if len(stored) < len(new):  # some seats' rows were there: replace them
         number = game_round.round.number
@@ -499,10 +503,16 @@ def seat_rounds_settle(
             game=game, round_number=number, seat__in=[row["seat"] for row in left]
         )
         old = list(rows.values(*ROW_FIELDS))
-        rows.delete()
+        if old:
+            rows.delete()
         stored |= _settle_insert(game, played_at, left)
         assert len(stored) == len(new), (number, stored)
     _rows_replace(old, new)
+
+
+def _returning() -> bool:
+    """Whether the database returns columns from an ``INSERT`` (PostgreSQL; SQLite >= 3.35)."""
+    return bool(connection.features.can_return_columns_from_insert)
 
 
 # ``SeatRound``'s columns a settle inserts, in ``_settle_insert``'s order.
@@ -512,20 +522,25 @@ _SETTLE_COLUMNS = ("game_id", "player_id", "club_id", "season_id", "played_at", 
 def _settle_insert(game: Game, played_at: datetime, rows: Sequence[Row]) -> set[int]:
     """Insert the seat-rounds ``rows`` (dicts of ``_SETTLE_COLUMNS``) of one round of
     ``game`` where none is stored yet: one statement. Returns the seats inserted (a seat
-    whose row was already there is skipped, ``ON CONFLICT DO NOTHING``)."""
+    whose row was already there is skipped, ``ON CONFLICT DO NOTHING``). Without
+    ``RETURNING`` (SQLite before 3.35) the caller has deleted them: all are inserted."""
+    returning = _returning()
     game_id = Game._meta.pk.get_db_prep_value(game.pk, connection)  # type: ignore[union-attr]
     at = connection.ops.adapt_datetimefield_value(played_at)
     fixed = {"game_id": game_id, "played_at": at}
     params = [fixed.get(column, row[column]) for row in rows for column in _SETTLE_COLUMNS]
     with connection.cursor() as cursor:
-        cursor.execute(_settle_sql(len(rows)), params)
-        return {seat for (seat,) in cursor.fetchall()}
+        cursor.execute(_settle_sql(len(rows), returning), params)
+        if returning:
+            return {seat for (seat,) in cursor.fetchall()}
+        assert cursor.rowcount == len(rows), (cursor.rowcount, len(rows))
+    return {row["seat"] for row in rows}
 
 
 @cache
-def _settle_sql(count: int) -> str:
+def _settle_sql(count: int, returning: bool) -> str:
     """``INSERT`` of ``count`` seat-rounds, skipping any whose game, round and seat are
-    stored (``seat_round_unique``), ``RETURNING`` the seats inserted (PostgreSQL, and
+    stored (``seat_round_unique``), ``returning`` the seats inserted (PostgreSQL, and
     SQLite >= 3.35)."""
     quote = connection.ops.quote_name
     table = quote(SeatRound._meta.db_table)
@@ -534,7 +549,7 @@ def _settle_sql(count: int) -> str:
         f"INSERT INTO {table} ({', '.join(map(quote, _SETTLE_COLUMNS))}) "
         f"VALUES {', '.join([row] * count)} "
         f"ON CONFLICT ({quote('game_id')}, {quote('round_number')}, {quote('seat')}) "
-        f"DO NOTHING RETURNING {quote('seat')}"
+        "DO NOTHING" + (f" RETURNING {quote('seat')}" if returning else "")
     )
 
 

@@ -306,3 +306,31 @@ def test_a_round_settled_again_over_its_rows_replaces_them_and_the_totals_stay_e
         "DELETE",
         "INSERT",  # seats 0 to 2 again
     ]
+
+
+def test_without_returning_a_settle_reads_the_rounds_rows_first_and_stays_exact(
+    league_game, actor, club, load_scenario, settles, monkeypatch
+):
+    """SQLite before 3.35 has no ``RETURNING`` (Django's ``can_return_columns_from_insert``,
+    which only the settle's own question is made to deny here)."""
+    record = load_scenario("14_camat_election_reset_25")["record"]
+    for data in record["rounds"]:
+        _play(league_game, _events(data), actor)
+    settled = _stored(league_game)
+    again = {key: value for key, value in settles[-1].items() if key != "sql"}
+    rows = SeatRound.objects.filter(game=league_game, round_number=3)
+    old = list(rows.values(*scoring_services.ROW_FIELDS))
+    rows.delete()
+    scoring_services._rows_replace(old, [])
+    monkeypatch.setattr(scoring_services, "_returning", lambda: False)
+
+    with CaptureQueriesContext(connection) as fresh:
+        scoring_services.seat_rounds_settle(**again)  # no row of round 3 there
+    assert _stored(league_game) == settled
+    assert_kept(club)
+    scoring_services.seat_rounds_settle(**again)  # all five there
+    assert _stored(league_game) == settled
+    assert_kept(club)
+
+    assert [q["sql"].split()[0] for q in fresh][:3] == ["SELECT", "SELECT", "INSERT"]
+    assert "RETURNING" not in fresh[2]["sql"]
