@@ -7,7 +7,7 @@ no Django so that it can be tested on the rules core alone.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from referee.engine import Finish
@@ -44,7 +44,13 @@ class SeatLine:
     cycle_ended: bool
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The line's fields by name (``LINE_FIELDS``, in that order); all ints and bools,
+        so no deep copy (``dataclasses.asdict``'s) is needed."""
+        return {name: getattr(self, name) for name in LINE_FIELDS}
+
+
+# ``SeatLine``'s field names, in their order (the columns of ``SeatRound`` they fill).
+LINE_FIELDS: tuple[str, ...] = tuple(field.name for field in fields(SeatLine))
 
 
 def round_lines(game_round: GameRound, before: Sequence[int]) -> list[SeatLine]:

@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -44,7 +45,7 @@ from scoring.exceptions import (
     SeasonNotInClub,
     UserUnknown,
 )
-from scoring.lines import SeatLine, game_lines, round_lines
+from scoring.lines import LINE_FIELDS, SeatLine, game_lines, round_lines
 from scoring.models import (
     TOTAL_FIELDS,
     Club,
@@ -458,12 +459,19 @@ def _seat_player_write(seat: Seat, player: int | None) -> None:
 
 def seat_rounds_settle(
     *, game: Game, engine: EngineGame, snapshot: Mapping[str, Any], played_at: datetime
-) -> list[SeatRound]:
-    """Store the five seat-rounds of the round the last event settled (three queries).
+) -> None:
+    """Store the five seat-rounds of the round the last event settled; totals follow.
 
     ``engine`` is the fold that applied the event, resumed from ``snapshot``
     (``Game.state["snapshot"]``: the standing at the start of its first round).
-    Any rows already stored for that round are replaced.
+    Two statements for a game in no club (the seats' players, one multi-row
+    ``INSERT … ON CONFLICT DO NOTHING``), two more for a club's game (the totals'
+    upserts), and the ratings' when the round ended a CAMAT cycle. Any rows
+    already stored for that round (left by a path that did not delete them) are
+    replaced: those the insert skipped are read, deleted and inserted again (three
+    statements more), and leave the totals and ratings as they go. Without
+    ``RETURNING`` (SQLite before 3.35) the round's rows are read (and deleted, if
+    any) before the insert: one statement more, two with rows there.
     """
     game_round = engine.rounds[-1]
     if len(engine.rounds) >= 2:
@@ -472,12 +480,77 @@ def seat_rounds_settle(
         before: Sequence[int] = previous.stones
     else:
         before = snapshot["standing"]["stones"]
-    lines = round_lines(game_round, before)
-    stored = SeatRound.objects.filter(game=game, round_number=game_round.round.number)
-    old = list(stored.values(*ROW_FIELDS))
-    if old:
-        stored.delete()
-    return _insert(game, lines, lambda _: played_at, old)
+    player_of, club_id, season_id = _players_by_round(game)
+    new = [
+        {
+            "club_id": club_id,
+            "season_id": season_id,
+            "player_id": player_of(line.round_number, line.seat),
+            "game_id": game.pk,
+            "played_at": played_at,
+            **line.to_dict(),
+        }
+        for line in round_lines(game_round, before)
+    ]
+    # Without ``RETURNING`` (SQLite before 3.35) the round's rows are looked up first.
+    returning = _returning()
+    stored = _settle_insert(game, played_at, new) if returning else set()
+    old: list[Row] = []
+    if len(stored) < len(new):  # some seats' rows were there: replace them
+        number = game_round.round.number
+        left = [row for row in new if row["seat"] not in stored]
+        rows = SeatRound.objects.filter(
+            game=game, round_number=number, seat__in=[row["seat"] for row in left]
+        )
+        old = list(rows.values(*ROW_FIELDS))
+        if old:
+            rows.delete()
+        stored |= _settle_insert(game, played_at, left)
+        assert len(stored) == len(new), (number, stored)
+    _rows_replace(old, new)
+
+
+def _returning() -> bool:
+    """Whether the database returns columns from an ``INSERT`` (PostgreSQL; SQLite >= 3.35)."""
+    return bool(connection.features.can_return_columns_from_insert)
+
+
+# ``SeatRound``'s columns a settle inserts, in ``_settle_insert``'s order.
+_SETTLE_COLUMNS = ("game_id", "player_id", "club_id", "season_id", "played_at", *LINE_FIELDS)
+
+
+def _settle_insert(game: Game, played_at: datetime, rows: Sequence[Row]) -> set[int]:
+    """Insert the seat-rounds ``rows`` (dicts of ``_SETTLE_COLUMNS``) of one round of
+    ``game`` where none is stored yet: one statement. Returns the seats inserted (a seat
+    whose row was already there is skipped, ``ON CONFLICT DO NOTHING``). Without
+    ``RETURNING`` (SQLite before 3.35) the caller has deleted them: all are inserted."""
+    returning = _returning()
+    game_id = Game._meta.pk.get_db_prep_value(game.pk, connection)  # type: ignore[union-attr]
+    at = connection.ops.adapt_datetimefield_value(played_at)
+    fixed = {"game_id": game_id, "played_at": at}
+    params = [fixed.get(column, row[column]) for row in rows for column in _SETTLE_COLUMNS]
+    with connection.cursor() as cursor:
+        cursor.execute(_settle_sql(len(rows), returning), params)
+        if returning:
+            return {seat for (seat,) in cursor.fetchall()}
+        assert cursor.rowcount == len(rows), (cursor.rowcount, len(rows))
+    return {row["seat"] for row in rows}
+
+
+@cache
+def _settle_sql(count: int, returning: bool) -> str:
+    """``INSERT`` of ``count`` seat-rounds, skipping any whose game, round and seat are
+    stored (``seat_round_unique``), ``returning`` the seats inserted (PostgreSQL, and
+    SQLite >= 3.35)."""
+    quote = connection.ops.quote_name
+    table = quote(SeatRound._meta.db_table)
+    row = "(" + ", ".join(["%s"] * len(_SETTLE_COLUMNS)) + ")"
+    return (
+        f"INSERT INTO {table} ({', '.join(map(quote, _SETTLE_COLUMNS))}) "
+        f"VALUES {', '.join([row] * count)} "
+        f"ON CONFLICT ({quote('game_id')}, {quote('round_number')}, {quote('seat')}) "
+        "DO NOTHING" + (f" RETURNING {quote('seat')}" if returning else "")
+    )
 
 
 def seat_rounds_rebuild(
@@ -578,31 +651,6 @@ def check_not_seated_elsewhere(*, player: Player, game: Game | None = None) -> N
 def occupants_now(game: Game) -> dict[int, int | None]:
     """Seat → the club player sitting it now (``None`` for a guest), substitutes applied."""
     return {occupant.number: occupant.player_id for occupant in selectors.seats_now(game)}
-
-
-def _insert(
-    game: Game, lines: Iterable[SeatLine], dated: Any, old: Sequence[Row]
-) -> list[SeatRound]:
-    """Insert the rows of ``lines`` in place of ``old`` (already deleted); totals follow."""
-    created = SeatRound.objects.bulk_create(_rows(game, lines, dated))
-    _rows_replace(old, [_row_dict(row) for row in created])
-    return created
-
-
-def _rows(game: Game, lines: Iterable[SeatLine], dated: Any) -> list[SeatRound]:
-    """The unsaved seat-rounds of ``lines``, each credited to whoever sat it (R38)."""
-    player_of, club_id, season_id = _players_by_round(game)
-    return [
-        SeatRound(
-            game=game,
-            player_id=player_of(line.round_number, line.seat),
-            club_id=club_id,
-            season_id=season_id,
-            played_at=dated(line.round_number),
-            **line.to_dict(),
-        )
-        for line in lines
-    ]
 
 
 # -- totals and ratings kept with the seat-rounds ---------------------------------------------
@@ -984,11 +1032,10 @@ def _players_by_round(game: Game) -> tuple[Any, int | None, int | None]:
     """``(round, seat) → the club player who sat it`` (``None`` for a guest): the seat's,
     or the latest substitute's from that round on (R38); and the game's club and season
     (ids, or ``None``). One query."""
-    rows = list(
-        Seat.objects.filter(game=game).values_list(
-            "number", "registered__player", "game__league__club", "game__league__season"
-        )
-    )
+    game_id = Game._meta.pk.get_db_prep_value(game.pk, connection)  # type: ignore[union-attr]
+    with connection.cursor() as cursor:
+        cursor.execute(_players_sql(), [game_id])
+        rows = cursor.fetchall()
     players = {number: player for number, player, _, _ in rows}
     club_id, season_id = (rows[0][2], rows[0][3]) if rows else (None, None)
     substitutes = sorted(state_of(game).substitutes, key=lambda sub: sub[0] or 0)
@@ -1001,3 +1048,18 @@ def _players_by_round(game: Game) -> tuple[Any, int | None, int | None]:
         return who
 
     return player_of, club_id, season_id
+
+
+@cache
+def _players_sql() -> str:
+    """Each seat of a game (``%s``: its id): its number, registered player, and the game's
+    club and season (``NULL`` for a guest, a game in no club or no season)."""
+    quote = connection.ops.quote_name
+    seat, link, league = (quote(model._meta.db_table) for model in (Seat, SeatPlayer, GameLeague))
+    return (
+        f"SELECT {seat}.{quote('number')}, {link}.{quote('player_id')}, "
+        f"{league}.{quote('club_id')}, {league}.{quote('season_id')} FROM {seat} "
+        f"LEFT JOIN {link} ON {link}.{quote('seat_id')} = {seat}.{quote('id')} "
+        f"LEFT JOIN {league} ON {league}.{quote('game_id')} = {seat}.{quote('game_id')} "
+        f"WHERE {seat}.{quote('game_id')} = %s"
+    )

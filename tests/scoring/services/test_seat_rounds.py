@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from referee import services
+from referee import services, signals
 from referee.engine.records import replay_record
 from referee.models import Event, Game
-from scoring.models import SeatRound
+from scoring import receivers
+from scoring import services as scoring_services
+from scoring.models import PlayerTotals, SeatRound
 from scoring.services import seat_rounds_rebuild
 from tests.scoring.conftest import expected_lines
+from tests.scoring.services.test_totals import assert_kept
 
 pytestmark = pytest.mark.django_db
 
@@ -207,3 +211,126 @@ def test_settling_round_40_costs_the_same_queries_as_settling_round_1(
 
     assert SeatRound.objects.filter(game=long).count() == 200
     assert late == early
+
+
+@pytest.fixture
+def settles() -> Iterator[list[dict[str, Any]]]:
+    """The league's settles as the referee asks them: each one's signal arguments and the
+    SQL it ran (``sql``), the league's own receiver doing the work."""
+    seen: list[dict[str, Any]] = []
+
+    def settle(sender: Any, **kwargs: Any) -> None:
+        with CaptureQueriesContext(connection) as queries:
+            receivers.round_settled(sender, **kwargs)
+        kwargs.pop("signal", None)
+        seen.append({**kwargs, "sql": [query["sql"] for query in queries]})
+
+    signals.round_settled.disconnect(receivers.round_settled, dispatch_uid="scoring.settled")
+    signals.round_settled.connect(settle, dispatch_uid="test.settles")
+    yield seen
+    signals.round_settled.disconnect(dispatch_uid="test.settles")
+    signals.round_settled.connect(receivers.round_settled, dispatch_uid="scoring.settled")
+
+
+def test_settling_a_guests_round_costs_the_league_two_statements(
+    organiser, actor, load_scenario, settles
+):
+    game = services.game_create(players=["A", "B", "C", "D", "E"], created_by=organiser)
+
+    _play(game, _events(load_scenario("01_plain_finish")["record"]["rounds"][0]), actor)
+
+    (settle,) = settles
+    assert len(settle["sql"]) == 2  # the seats' players, the five rows' INSERT
+    assert [sql.split()[0] for sql in settle["sql"]] == ["SELECT", "INSERT"]
+    assert SeatRound.objects.filter(game=game).count() == 5
+
+
+def test_settling_a_club_round_costs_the_league_four_statements(
+    league_game, actor, club, load_scenario, settles
+):
+    _play(league_game, _events(load_scenario("01_plain_finish")["record"]["rounds"][0]), actor)
+
+    (settle,) = settles
+    # The seats' players, the five rows' INSERT, the season's and the lifetime totals.
+    assert len(settle["sql"]) == 4
+    totals = PlayerTotals._meta.db_table
+    assert sum(f'INTO "{totals}"' in sql for sql in settle["sql"]) == 2
+    assert SeatRound.objects.filter(game=league_game).count() == 5
+    assert PlayerTotals.objects.filter(club=club, rounds_played=1).count() == 10
+    assert_kept(club)
+
+
+def _stored(game: Game) -> list[dict[str, Any]]:
+    return list(
+        SeatRound.objects.filter(game=game)
+        .order_by("round_number", "seat")
+        .values(*FIELDS, "club_id", "season_id", "played_at")
+    )
+
+
+def test_a_round_settled_again_over_its_rows_replaces_them_and_the_totals_stay_exact(
+    league_game, actor, club, load_scenario, settles
+):
+    record = load_scenario("14_camat_election_reset_25")["record"]  # round 3 ends a cycle
+    for data in record["rounds"]:
+        _play(league_game, _events(data), actor)
+    settled = _stored(league_game)
+    assert len(settled) == 15
+    again = {key: value for key, value in settles[-1].items() if key != "sql"}
+
+    # All five rows of the cycle's round already there (as the settle left them).
+    scoring_services.seat_rounds_settle(**again)
+    assert _stored(league_game) == settled
+    assert_kept(club)
+
+    # Two rows gone and one stale, the totals kept with them (as any other path would).
+    rows = SeatRound.objects.filter(game=league_game, round_number=3)
+    old = list(rows.filter(seat__in=[0, 3, 4]).values(*scoring_services.ROW_FIELDS))
+    rows.filter(seat__in=[3, 4]).delete()
+    rows.filter(seat=0).update(stones_received=99, won=True, camat_elected=False)
+    scoring_services._rows_replace(
+        old, list(rows.filter(seat=0).values(*scoring_services.ROW_FIELDS))
+    )
+    assert_kept(club)
+    assert _stored(league_game) != settled
+
+    with CaptureQueriesContext(connection) as queries:
+        scoring_services.seat_rounds_settle(**again)
+
+    assert _stored(league_game) == settled
+    assert_kept(club)
+    assert [sql.split()[0] for sql in [q["sql"] for q in queries][:5]] == [
+        "SELECT",  # the seats' players
+        "INSERT",  # seats 3 and 4 (the rows of seats 0 to 2 are there: skipped)
+        "SELECT",  # the stored rows of seats 0 to 2, as they were
+        "DELETE",
+        "INSERT",  # seats 0 to 2 again
+    ]
+
+
+def test_without_returning_a_settle_reads_the_rounds_rows_first_and_stays_exact(
+    league_game, actor, club, load_scenario, settles, monkeypatch
+):
+    """SQLite before 3.35 has no ``RETURNING`` (Django's ``can_return_columns_from_insert``,
+    which only the settle's own question is made to deny here)."""
+    record = load_scenario("14_camat_election_reset_25")["record"]
+    for data in record["rounds"]:
+        _play(league_game, _events(data), actor)
+    settled = _stored(league_game)
+    again = {key: value for key, value in settles[-1].items() if key != "sql"}
+    rows = SeatRound.objects.filter(game=league_game, round_number=3)
+    old = list(rows.values(*scoring_services.ROW_FIELDS))
+    rows.delete()
+    scoring_services._rows_replace(old, [])
+    monkeypatch.setattr(scoring_services, "_returning", lambda: False)
+
+    with CaptureQueriesContext(connection) as fresh:
+        scoring_services.seat_rounds_settle(**again)  # no row of round 3 there
+    assert _stored(league_game) == settled
+    assert_kept(club)
+    scoring_services.seat_rounds_settle(**again)  # all five there
+    assert _stored(league_game) == settled
+    assert_kept(club)
+
+    assert [q["sql"].split()[0] for q in fresh][:3] == ["SELECT", "SELECT", "INSERT"]
+    assert "RETURNING" not in fresh[2]["sql"]
