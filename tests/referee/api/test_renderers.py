@@ -59,9 +59,11 @@ def test_an_indented_answer_is_drfs_own_and_nothing_renders_as_empty():
 def test_each_serializer_gets_its_own_fields_and_the_declared_ones_stay_unbound():
     first, second = MoveSerializer(data={}), MoveSerializer(data={})
     assert first.fields["seat"] is not second.fields["seat"]
-    assert first.fields["seat"].parent is first and second.fields["seat"].parent is second
+    assert first.fields["seat"].parent is first
+    assert second.fields["seat"].parent is second
     declared = MoveSerializer._declared_fields["seat"]
-    assert declared.parent is None and declared.field_name is None
+    assert declared.parent is None
+    assert declared.field_name is None
 
 
 def test_cheap_field_copies_validate_as_deep_copies_do():
