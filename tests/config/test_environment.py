@@ -78,6 +78,7 @@ VARIABLES: list[tuple[str, str, str | None, Callable[[dict[str, Any]], Any], Any
     ),
     ("TABLE_PROBE_LIMIT", "base", "six", lambda s: s["TABLE_PROBE_LIMIT"], 6),
     ("TABLE_PROBE_SECONDS", "base", "0", lambda s: s["TABLE_PROBE_SECONDS"], 600),
+    ("GC_THRESHOLD", "base", "-1", lambda s: s["GC_THRESHOLD"], 10_000),
     ("SCORE_MAX_BODY_BYTES", "base", "256k", lambda s: s["SCORE_MAX_BODY_BYTES"], 256 * 1024),
     ("SCORE_MAX_ROUNDS", "base", "many", lambda s: s["SCORE_MAX_ROUNDS"], 500),
     ("LOGIN_LOCKOUT_FAILURES", "base", "ten", lambda s: s["AXES_FAILURE_LIMIT"], 10),
