@@ -32,6 +32,8 @@ seat's set-up at creation (before any phone can join).
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -321,7 +323,7 @@ def _instance(model: type[_M], values: Sequence[Any]) -> _M:
     on PostgreSQL (psycopg gives every type but JSON its Python form; JSON comes as text)."""
     names, is_json = _layout(model)
     converted = [
-        orjson.loads(value) if json_column and isinstance(value, str) else value
+        _loads(value) if json_column and isinstance(value, str) else value
         for json_column, value in zip(is_json, values, strict=True)
     ]
     return model.from_db(connection.alias, names, converted)
@@ -560,11 +562,28 @@ def _append_at_version(
     return True
 
 
+# 19 digits in a row: possibly an integer beyond 64 bits, which orjson would read as a float.
+_LONG_DIGITS = re.compile(r"\d{19}")
+
+
+def _loads(text: str) -> Any:
+    """A JSON column's text as Python values, as ``json.loads`` reads it: orjson, except
+    for text that may hold an integer beyond 64 bits (orjson makes it a float)."""
+    if _LONG_DIGITS.search(text):
+        return json.loads(text)
+    return orjson.loads(text)
+
+
 def _json(value: Any) -> str:
     """``value`` as JSON text for a ``%s::jsonb`` parameter. orjson: the state is written on
     every move, and the standard library's encoder took ~5 % of a move's CPU; integer keys
-    become strings, as ``json.dumps`` makes them."""
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    become strings, as ``json.dumps`` makes them. What orjson cannot encode (an integer
+    beyond 64 bits, which the API refuses but a page's form or an import may still carry)
+    is written by the standard library, so stored data never fails to be written again."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(value)
 
 
 @contextmanager

@@ -8,7 +8,8 @@ database or the log sees it: 400 ``text_invalid`` (NUL, lone surrogate, a
 control character other than tab and newlines) or ``text_too_long`` (over
 ``MAX_TEXT_LENGTH`` characters, however lenient a field would be), naming
 where (``errors[].field``) and never echoing the text. A number too large for a float
-(``1e400``) is refused like the ``NaN``/``Infinity`` literals: 400 ``parse_error``.
+(``1e400``) or an integer beyond 64 bits (``1e23`` written out) is refused like the
+``NaN``/``Infinity`` literals: 400 ``parse_error``.
 """
 
 from __future__ import annotations
@@ -96,23 +97,35 @@ def _printable(part: str) -> str:
     return part if text_fault(part) is None else "?"
 
 
-def _floats(value: Any) -> Iterator[float]:
-    """Every number of a parsed JSON value that Python read as a float."""
-    if isinstance(value, float):
+# No number of the API is larger (seats, tiles' ends, stones, versions, ids); a JSON
+# encoder or a database column may refuse what is (orjson, PostgreSQL's bigint).
+_INT64 = range(-(2**63), 2**63)
+
+
+def _numbers(value: Any) -> Iterator[float | int]:
+    """Every number of a parsed JSON value (``bool`` excluded)."""
+    if isinstance(value, (float, int)) and not isinstance(value, bool):
         yield value
     elif isinstance(value, Mapping):
         for item in value.values():
-            yield from _floats(item)
+            yield from _numbers(item)
     elif isinstance(value, list):
         for item in value:
-            yield from _floats(item)
+            yield from _numbers(item)
+
+
+def _out_of_range(number: float | int) -> bool:
+    if isinstance(number, int):
+        return number not in _INT64
+    return not math.isfinite(number)
 
 
 def check_numbers(data: Any) -> None:
     """Raise ``parse_error`` (400) for a number too large for a float (``1e400`` reads as
-    infinity), as DRF does for the ``NaN`` and ``Infinity`` literals: no database keeps it
-    as JSON, and it would reach the refusal log."""
-    if any(not math.isfinite(number) for number in _floats(data)):
+    infinity), as DRF does for the ``NaN`` and ``Infinity`` literals, or an integer beyond
+    64 bits: no database keeps the first as JSON, the second broke the state's encoding
+    (QA), and either would reach the refusal log."""
+    if any(_out_of_range(number) for number in _numbers(data)):
         raise exceptions.ParseError(
             gettext("JSON parse error - a number is out of range: nothing was applied.")
         )

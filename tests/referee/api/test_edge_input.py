@@ -113,7 +113,15 @@ def test_bad_text_in_any_write_is_a_4xx_never_stored_nor_echoed(
 
 # Numbers Python reads as a float too large to keep: infinity (QA, 2026-11-30: ``{"seat":
 # 1e400}`` reached SQLite's refusal log as ``Infinity`` and was a 500 there).
-OUT_OF_RANGE = [b'{"seat": 1e400, "tile": "6-6"}', b'{"seat": 1, "pips": -1e999}']
+# And integers beyond 64 bits (QA, 2026-11-30: ``"on": 100000000000000000000000`` on a lead
+# was stored, and then every move of the round was a 500 encoding the game's state).
+OUT_OF_RANGE = [
+    b'{"seat": 1e400, "tile": "6-6"}',
+    b'{"seat": 1, "pips": -1e999}',
+    b'{"seat": 3, "tile": "6-6", "on": 100000000000000000000000}',
+    b'{"seat": 3, "tile": "6-6", "on": 9223372036854775808}',
+    b'{"seat": 3, "changes": [{"position": -9223372036854775809}]}',
+]
 
 
 @pytest.mark.parametrize(("path", "method", "has_body"), WRITE_OPERATIONS)

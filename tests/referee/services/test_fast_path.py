@@ -193,3 +193,19 @@ def test_the_move_that_settles_a_round_is_folded_once(table, moves):
     assert outcome.effect.settled
     assert fold.call_count == 1
     assert Event.objects.filter(game_id=token.game_id).count() == len(moves)
+
+
+def test_an_integer_beyond_64_bits_in_a_stored_event_never_stops_the_round(table, moves):
+    """The API refuses such a number at the edge; one that still reaches the store (a
+    page's form, an import) is written, and the round's next moves are written after it
+    (QA: orjson refused to encode the state again, and every move was a 500)."""
+    _, token = table
+    lead = {**moves[0], "on": 10**23}  # ``on`` is not needed on a lead
+    submit(token, lead)
+    token = reread(token)
+    for move in moves[1:4]:
+        outcome = submit(token, move)
+        assert isinstance(outcome, services.Submitted)
+        token = reread(token)
+    assert Event.objects.filter(position=0).get().payload["on"] == 10**23
+    assert token.game.version == 4

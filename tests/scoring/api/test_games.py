@@ -85,8 +85,19 @@ def test_a_game_with_another_clubs_player_is_refused(organiser_client, club, pla
     [10**30, 2**63, {"player": 1000000000000000000000000000000}],
     ids=["10**30", "2**63", "spelled-out"],
 )
-def test_a_player_id_beyond_any_id_is_an_unknown_player_not_a_500(organiser_client, club, seat):
+def test_a_player_id_beyond_64_bits_is_refused_at_the_edge_not_a_500(organiser_client, club, seat):
+    """Any integer beyond 64 bits is out of range where the body is parsed (400
+    ``parse_error``, as ``1e400``); ids up to 2**63 - 1 reach the league's check (below)."""
     body = {"players": [seat, 2, 3, 4, 5], "club": club.slug}
+
+    response = organiser_client.post(f"{API}/games/", body, format="json")
+
+    assert (response.status_code, response.json()["code"]) == (400, "parse_error")
+    assert not Game.objects.exists()
+
+
+def test_the_largest_64_bit_player_id_is_an_unknown_player(organiser_client, club):
+    body = {"players": [2**63 - 1, 2, 3, 4, 5], "club": club.slug}
 
     response = organiser_client.post(f"{API}/games/", body, format="json")
 
