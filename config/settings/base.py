@@ -73,6 +73,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "referee.middleware.HeadWithoutBodyMiddleware",  # outermost: HEAD answers carry no body
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "referee.middleware.LegacyLanguageMiddleware",  # in-ID → id-ID, before negotiation
@@ -192,7 +193,7 @@ JOIN_LOCKOUT_SECONDS = env.int("JOIN_LOCKOUT_SECONDS", default=600, minimum=1)
 # that seat's hand is declared, per table token, before ``probe_limited`` (429).
 # The serving process's cyclic garbage collector (config/wsgi.py): its youngest generation
 # runs every GC_THRESHOLD net allocations (0: Python's default, 700).
-GC_THRESHOLD = env.int("GC_THRESHOLD", default=10_000, minimum=0)
+GC_THRESHOLD = env.int("GC_THRESHOLD", default=10_000, minimum=0, maximum=2**31 - 1)
 
 TABLE_PROBE_LIMIT = env.int("TABLE_PROBE_LIMIT", default=6, minimum=1)
 TABLE_PROBE_SECONDS = env.int("TABLE_PROBE_SECONDS", default=600, minimum=1)

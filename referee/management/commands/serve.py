@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.core.wsgi import get_wsgi_application
 
+from config.serving import tune_garbage_collector
 from referee.web import lan
 
 
@@ -63,6 +64,8 @@ class Command(BaseCommand):
         self.stdout.write("Ctrl-C stops it.")
         self.stdout.flush()
         try:
-            serve(get_wsgi_application(), host=host, port=port, threads=threads, ident="domeng")
+            application = get_wsgi_application()
+            tune_garbage_collector(settings.GC_THRESHOLD)  # as config.wsgi does
+            serve(application, host=host, port=port, threads=threads, ident="domeng")
         except KeyboardInterrupt:
             self.stdout.write("Stopped.")
