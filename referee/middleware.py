@@ -152,3 +152,29 @@ class EdgeTextMiddleware:
                 if any(ord(ch) < 0x20 and ch != "\t" or ord(ch) == 0x7F for ch in value):
                     return "text_invalid"
         return None
+
+
+class HeadWithoutBodyMiddleware:
+    """A ``HEAD`` answer carries the headers of ``GET`` and no body (RFC 9110 §9.3.2).
+
+    Django leaves dropping the body to the server; Django's ``runserver`` and gunicorn do,
+    waitress (``make run``) did not, so a kept-alive client read the body as the next
+    answer's status line (QA). ``Content-Length`` stays the ``GET``'s. Outermost, so it
+    sees the final answer.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if request.method != "HEAD":
+            return response
+        length = response.get("Content-Length")
+        if response.streaming:
+            response.streaming_content = []  # type: ignore[attr-defined]
+        else:
+            response.content = b""
+        if length is not None:
+            response["Content-Length"] = length
+        return response

@@ -54,8 +54,9 @@ WHITENOISE_USE_FINDERS = True
 # (never made) ``staticfiles/`` is missing.
 STATIC_ROOT = None  # type: ignore[assignment]  # base.py names a folder
 WHITENOISE_AUTOREFRESH = False
+_AFTER_SECURITY = MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1
 MIDDLEWARE = [
-    *MIDDLEWARE[:1],
+    *MIDDLEWARE[:_AFTER_SECURITY],
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    *MIDDLEWARE[1:],
+    *MIDDLEWARE[_AFTER_SECURITY:],
 ]
