@@ -14,8 +14,10 @@ which ``respond`` sends again as it was, with ``Idempotent-Replayed: true`` and 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
+from rest_framework import serializers
 from rest_framework.response import Response
 
 from referee import conditional, folding
@@ -76,7 +78,7 @@ def undone(result: Undone) -> Rendered:
         "correction": {
             "kind": correction.kind,
             "entered_by": correction.entered_by,
-            "created_at": correction.created_at.isoformat(),
+            "created_at": _when(correction.created_at),
             "reason": correction.reason,
             "replaced": [event_dict(result.undone)],
             "replacement": event_dict(correction.replacement) if correction.replacement else None,
@@ -113,7 +115,7 @@ def event_dict(event: Event, effect: folding.Effects | None = None) -> dict[str,
         "round": event.round_number,
         **{k: v for k, v in event.payload.items() if not (event.kind == "hand" and k == "tiles")},
         "entered_by": event.entered_by,
-        "created_at": event.created_at.isoformat() if event.created_at else None,
+        "created_at": _when(event.created_at) if event.created_at else None,
     }
     if effect is not None:
         data["named"] = effect.named
@@ -127,9 +129,18 @@ def correction_dict(correction: Correction) -> dict[str, Any]:
         "id": correction.pk,
         "kind": correction.kind,
         "entered_by": correction.entered_by,
-        "created_at": correction.created_at.isoformat(),
+        "created_at": _when(correction.created_at),
         "reason": correction.reason,
         "changes": redacted(correction.changes),
         "replaced": [event_dict(e) for e in correction.revoked.order_by("position")],
         "replacement": event_dict(correction.replacement) if correction.replacement else None,
     }
+
+
+_DATETIME = serializers.DateTimeField()
+
+
+def _when(moment: datetime) -> str:
+    """A time as every other answer of the API spells it (DRF's ``DateTimeField``: ``…Z``
+    in UTC), not ``isoformat``'s ``+00:00`` (QA: two spellings of one instant)."""
+    return str(_DATETIME.to_representation(moment))

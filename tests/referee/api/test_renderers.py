@@ -81,3 +81,28 @@ def test_cheap_field_copies_validate_as_deep_copies_do():
     assert not bad.is_valid()
     assert set(bad.errors) == {"count", "inner"}
     assert Outer().fields["inner"] is not Outer().fields["inner"]  # nested: deep copies
+
+
+def test_a_moves_answer_spells_its_time_as_the_events_list_does(client, django_user_model):
+    """QA: the 201 of a move said ``…+00:00`` where ``GET …/events/`` says ``…Z``."""
+    from referee import services
+
+    organiser = django_user_model.objects.create_user("org", password="x", is_staff=True)
+    game = services.game_create(players=["A", "B", "C", "D", "E"], created_by=organiser)
+    key, _ = services.table_join(join_code=game.join_code)
+    answer = client.post(
+        f"/api/v1/games/{game.pk}/moves/",
+        {"seat": 3, "tile": "6-6"},
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Table {key}",
+        secure=True,
+    )
+    assert answer.status_code == 201, answer.content[:300]
+    spelled = answer.json()["event"]["created_at"]
+    assert spelled.endswith("Z")
+    listed = client.get(
+        f"/api/v1/games/{game.pk}/events/", HTTP_AUTHORIZATION=f"Table {key}", secure=True
+    )
+    assert listed.status_code == 200, listed.content[:300]
+    rows = listed.json()["events"]
+    assert spelled in [row["created_at"] for row in rows]
