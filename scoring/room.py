@@ -41,7 +41,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from referee import folding, selectors
 from referee.models import Event, Game
@@ -265,7 +265,7 @@ def _context(room: Room, key: str) -> dict[str, Any]:
 
 
 @never_cache
-@require_GET
+@require_safe
 @database_unavailable_as_503
 def room(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The room view of a club: its open tables and the evening's standings (read-only)."""
@@ -276,7 +276,7 @@ def room(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 
 
 @never_cache
-@require_GET
+@require_safe
 @database_unavailable_as_503
 def room_live(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The polled partial of the room view; 204 while it shows what the page shows (``v``).

@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import path
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_safe
 
 from referee.web.organiser import forbidden
 from referee.web.session import session_token
@@ -26,7 +26,7 @@ app_name = "league"
 
 
 @never_cache
-@require_http_methods(["GET"])
+@require_safe
 @database_unavailable_as_503
 def club_standings(request: HttpRequest, slug: str) -> HttpResponse:
     """A club's standings as a page (the API's ``…/standings/``, same order): lifetime, or

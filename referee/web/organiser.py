@@ -37,7 +37,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext, pgettext
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from referee import corrections, folding, services
 from referee.api.plumbing import referee_message
@@ -127,7 +127,7 @@ def evening_games(user: Any) -> tuple[list[Game], list[Game]]:
 
 
 @never_cache
-@require_http_methods(["GET"])
+@require_safe
 @database_unavailable_as_503
 @organiser_page
 def manage(request: HttpRequest, game: Game) -> HttpResponse:
@@ -136,7 +136,7 @@ def manage(request: HttpRequest, game: Game) -> HttpResponse:
 
 
 @never_cache
-@require_http_methods(["GET"])
+@require_safe
 @database_unavailable_as_503
 @organiser_page
 def round_page(request: HttpRequest, game: Game, number: int) -> HttpResponse:
@@ -357,12 +357,12 @@ def seat_release(request: HttpRequest, game: Game, seat: int) -> HttpResponse:
 
 
 @never_cache
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @database_unavailable_as_503
 @organiser_page
 def close(request: HttpRequest, game: Game) -> HttpResponse:
     """Confirm, then close the game on the version the confirmation showed (``If-Match``)."""
-    if request.method == "GET":
+    if request.method in ("GET", "HEAD"):
         return _render_close(request, game)
     form = of.CloseForm(request.POST)
     if not form.is_valid():

@@ -36,7 +36,7 @@ from django.urls import reverse
 from django.utils.html import strip_tags
 from django.utils.translation import gettext, pgettext
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
@@ -107,7 +107,7 @@ def database_unavailable_as_503(view: Callable[..., HttpResponse]) -> Callable[.
 # -- joining ---------------------------------------------------------------------------
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @database_unavailable_as_503
 def home(request: HtmxHttpRequest) -> HttpResponse:
     """Type the table's join code (or come back to the table this browser joined)."""
@@ -133,7 +133,7 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
     return give_device(request, _with_retry_after(response, refused))
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @database_unavailable_as_503
 def join(request: HtmxHttpRequest, code: str) -> HttpResponse:
     """Pick a seat, or the scorekeeper for the whole table; the token goes to the session."""
@@ -193,7 +193,7 @@ def _with_retry_after(response: HttpResponse, error: ServiceError | None) -> Htt
 
 
 @never_cache
-@require_GET
+@require_safe
 @database_unavailable_as_503
 def table(request: HtmxHttpRequest) -> HttpResponse:
     """The table page: state, chain, seats, last events and the move entry."""
@@ -207,7 +207,7 @@ def table(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @never_cache
-@require_GET
+@require_safe
 @database_unavailable_as_503
 def live(request: HtmxHttpRequest) -> HttpResponse:
     """The polled partial: 204 while the game's version is the one the page shows.
@@ -332,7 +332,7 @@ def _fresh_state(
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @database_unavailable_as_503
 def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
     """The games of the evening an organiser runs (and earlier ones), and a form to start
@@ -372,7 +372,7 @@ def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 @database_unavailable_as_503
 def organiser_game(request: HtmxHttpRequest, game_id: Any) -> HttpResponse:
     """The organiser's page of one game: its join code and a QR code to join it.

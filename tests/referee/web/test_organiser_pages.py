@@ -693,3 +693,26 @@ def test_each_form_of_a_round_page_carries_its_own_key(signed_in, played):
     keys = re.findall(r'name="key" value="([0-9a-f-]+)"', page.content.decode())
     assert len(keys) == 4  # the event's correction, an added event, void, adjust
     assert len(set(keys)) == 4
+
+
+def test_every_page_that_answers_get_answers_head_alike_and_head_changes_nothing(
+    signed_in, played, joined
+):
+    """QA: the pages answered HEAD with 405 (RFC 9110 §9.3.2: HEAD wherever GET works);
+    the close page's HEAD, like its GET, closes nothing."""
+    phone = joined(played)
+    pages = [
+        (signed_in, "/"),
+        (signed_in, "/games/"),
+        (signed_in, f"/games/{played.pk}/"),
+        (signed_in, f"/games/{played.pk}/close/"),
+        (signed_in, f"/join/{played.join_code}/"),
+        (phone, "/table/"),
+        (phone, "/table/live/"),
+    ]
+    for client, path in pages:
+        get = client.get(path)
+        head = client.head(path)
+        assert (path, head.status_code) == (path, get.status_code)
+        assert head.status_code != 405
+    assert Game.objects.get(pk=played.pk).status == "open"
