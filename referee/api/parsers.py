@@ -126,16 +126,27 @@ def check_numbers(data: Any) -> None:
     64 bits: no database keeps the first as JSON, the second broke the state's encoding
     (QA), and either would reach the refusal log."""
     if any(_out_of_range(number) for number in _numbers(data)):
-        raise exceptions.ParseError(
-            gettext("JSON parse error - a number is out of range: nothing was applied.")
-        )
+        raise _out_of_range_error()
+
+
+def _out_of_range_error() -> exceptions.ParseError:
+    return exceptions.ParseError(
+        gettext("JSON parse error - a number is out of range: nothing was applied.")
+    )
 
 
 class CheckedJSONParser(JSONParser):
     """DRF's JSON parser, then ``check_texts`` and ``check_numbers`` on what it parsed."""
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
-        data = super().parse(stream, media_type, parser_context)
+        try:
+            data = super().parse(stream, media_type, parser_context)
+        except exceptions.ParseError as error:
+            # An integer of more than 4,300 digits: Python refuses to read it, and DRF passed
+            # on its English message naming sys.set_int_max_str_digits (QA). Out of range.
+            if "integer string conversion" in str(error.detail):
+                raise _out_of_range_error() from None
+            raise
         check_texts(data)
         check_numbers(data)
         return data

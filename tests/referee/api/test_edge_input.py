@@ -121,6 +121,7 @@ OUT_OF_RANGE = [
     b'{"seat": 3, "tile": "6-6", "on": 100000000000000000000000}',
     b'{"seat": 3, "tile": "6-6", "on": 9223372036854775808}',
     b'{"seat": 3, "changes": [{"position": -9223372036854775809}]}',
+    b'{"seat": 3, "tile": "6-6", "on": ' + b"9" * 4301 + b"}",  # past Python's own limit
 ]
 
 
@@ -266,3 +267,15 @@ def test_public_scoring_is_throttled_per_client_across_workers(db, monkeypatch):
     assert int(throttled["Retry-After"]) > 0
     assert other.status_code == 200
     assert isinstance(caches["default"], DatabaseCache)  # counted where every worker counts
+
+
+def test_an_integer_past_pythons_digit_limit_gets_the_out_of_range_message(world):
+    """QA: past 4,300 digits DRF passed on Python's English message (naming
+    sys.set_int_max_str_digits); it is the same out-of-range refusal as any other."""
+    url = url_of(WRITE_OPERATIONS[0][0], world["params"])
+    raw = b'{"seat": 3, "tile": "6-6", "on": ' + b"9" * 4301 + b"}"
+    response = send(world["organiser"], WRITE_OPERATIONS[0][1], url, raw)
+    assert response.status_code == 400
+    assert response.json()["code"] == "parse_error"
+    assert "out of range" in response.json()["detail"]
+    assert "set_int_max_str_digits" not in response.content.decode()
