@@ -494,7 +494,7 @@ def seat_rounds_settle(
     ]
     # Without ``RETURNING`` (SQLite before 3.35) the round's rows are looked up first.
     returning = _returning()
-    stored = _settle_insert(game, played_at, new) if returning else set()
+    stored = _settle_insert(game, played_at, new, returning) if returning else set()
     old: list[Row] = []
     if len(stored) < len(new):  # some seats' rows were there: replace them
         number = game_round.round.number
@@ -505,7 +505,7 @@ def seat_rounds_settle(
         old = list(rows.values(*ROW_FIELDS))
         if old:
             rows.delete()
-        stored |= _settle_insert(game, played_at, left)
+        stored |= _settle_insert(game, played_at, left, returning)
         assert len(stored) == len(new), (number, stored)
     _rows_replace(old, new)
 
@@ -519,12 +519,14 @@ def _returning() -> bool:
 _SETTLE_COLUMNS = ("game_id", "player_id", "club_id", "season_id", "played_at", *LINE_FIELDS)
 
 
-def _settle_insert(game: Game, played_at: datetime, rows: Sequence[Row]) -> set[int]:
+def _settle_insert(
+    game: Game, played_at: datetime, rows: Sequence[Row], returning: bool
+) -> set[int]:
     """Insert the seat-rounds ``rows`` (dicts of ``_SETTLE_COLUMNS``) of one round of
     ``game`` where none is stored yet: one statement. Returns the seats inserted (a seat
     whose row was already there is skipped, ``ON CONFLICT DO NOTHING``). Without
-    ``RETURNING`` (SQLite before 3.35) the caller has deleted them: all are inserted."""
-    returning = _returning()
+    ``RETURNING`` (``returning`` false: SQLite before 3.35) the caller has deleted them:
+    all are inserted."""
     game_id = Game._meta.pk.get_db_prep_value(game.pk, connection)  # type: ignore[union-attr]
     at = connection.ops.adapt_datetimefield_value(played_at)
     fixed = {"game_id": game_id, "played_at": at}

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import dj_database_url
 
+from config.serving import MAX_GC_THRESHOLD
 from config.settings.environment import Environment
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -189,12 +190,12 @@ JOIN_LOCKOUT_FAILURES = env.int("JOIN_LOCKOUT_FAILURES", default=30, minimum=1)
 JOIN_LOCKOUT_ADDRESS_FAILURES = env.int("JOIN_LOCKOUT_ADDRESS_FAILURES", default=300, minimum=1)
 JOIN_LOCKOUT_SECONDS = env.int("JOIN_LOCKOUT_SECONDS", default=600, minimum=1)
 
+# The serving process's cyclic garbage collector (config/serving.py): its youngest generation
+# runs every GC_THRESHOLD net allocations (0: Python's default, 700).
+GC_THRESHOLD = env.int("GC_THRESHOLD", default=10_000, minimum=0, maximum=MAX_GC_THRESHOLD)
+
 # Probing a declared hand (R31): refusals under R31 and undos of another seat's moves while
 # that seat's hand is declared, per table token, before ``probe_limited`` (429).
-# The serving process's cyclic garbage collector (config/wsgi.py): its youngest generation
-# runs every GC_THRESHOLD net allocations (0: Python's default, 700).
-GC_THRESHOLD = env.int("GC_THRESHOLD", default=10_000, minimum=0, maximum=2**31 - 1)
-
 TABLE_PROBE_LIMIT = env.int("TABLE_PROBE_LIMIT", default=6, minimum=1)
 TABLE_PROBE_SECONDS = env.int("TABLE_PROBE_SECONDS", default=600, minimum=1)
 
