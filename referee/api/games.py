@@ -30,7 +30,7 @@ from referee.api import answers
 from referee.api import serializers as s
 from referee.api.auth import CanUseGame, IsOrganiser, actor_of, can_access
 from referee.api.pagination import MAX_PAGE, BoundedPageNumberPagination
-from referee.api.plumbing import client_ident, join_client
+from referee.api.plumbing import StrictSerializer, client_ident, join_client
 from referee.api.problems import PROBLEM_CONTENT_TYPE
 from referee.api.schema import (
     ETAG_HEADER,
@@ -231,6 +231,12 @@ class GameMixin(APIView):
 
 
 def _validated(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:  # type: ignore[type-arg]
+    """The request body as ``serializer_class`` validates it; raises its 400. A plainly
+    valid body (``StrictSerializer.plainly_valid``) is taken without building it."""
+    if issubclass(serializer_class, StrictSerializer):
+        plain = serializer_class.plainly_valid(request.data)
+        if plain is not None:
+            return plain
     serializer = serializer_class(data=request.data)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)

@@ -22,10 +22,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.fields import empty
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
@@ -38,6 +40,7 @@ from referee.lockouts import JoinClient, device_of
 
 __all__ = [
     "MAX_ID",
+    "PlainField",
     "PROBLEM_CONTENT_TYPE",
     "PROBLEM_RESPONSE_GENERIC",
     "SEAT_SCHEMA",
@@ -106,6 +109,31 @@ class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
             for name, field in self._declared_fields.items()  # type: ignore[attr-defined]
         }
 
+    @classmethod
+    def plainly_valid(cls, data: Any) -> dict[str, Any] | None:
+        """``validated_data`` for ``data`` when it is plainly valid, without building the
+        serializer; ``None`` when DRF must judge it (``is_valid``).
+
+        Plainly valid: a JSON object whose keys are all fields, with every required field
+        present, and each value one its field takes as it is (``accepts_plainly``): what
+        DRF would return for it, in the fields' order. Only serializers whose fields all
+        say so (no defaults, no other validators, no ``validate_<field>`` nor
+        ``validate``) have this path; any other data, valid or not, goes to DRF, which
+        gives the same answer or the error. A move's body is checked this way: building
+        the serializer and its bound fields was ≈ 8 % of a move's CPU (issue 14)."""
+        plan = _PLANS.get(cls, _UNPLANNED)
+        if plan is _UNPLANNED:
+            plan = _PLANS[cls] = _plan(cls)
+        if plan is None or type(data) is not dict:
+            return None
+        order, required, fields = plan
+        if not data.keys() <= fields.keys() or not required <= data.keys():
+            return None
+        for key, value in data.items():
+            if not fields[key].accepts_plainly(value):
+                return None
+        return {name: data[name] for name in order if name in data}
+
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, dict):
             unknown = sorted(set(data) - set(self.fields))
@@ -116,7 +144,48 @@ class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
         return super().to_internal_value(data)
 
 
-class WholeNumberField(serializers.IntegerField):
+_Plan = tuple[list[str], frozenset[str], dict[str, Any]]
+_UNPLANNED: Any = object()
+_PLANS: dict[type[StrictSerializer], _Plan | None] = {}
+
+
+def _plan(cls: type[StrictSerializer]) -> _Plan | None:
+    """What ``plainly_valid`` checks for ``cls``: its fields' order, the required ones and
+    each field; ``None`` if any field or the serializer itself may do more than take a
+    value as it is (``PlainField``)."""
+    serializer = cls()
+    if serializer.validators or cls.validate is not serializers.Serializer.validate:
+        return None
+    fields = serializer.fields
+    for name, field in fields.items():
+        if (
+            not isinstance(field, PlainField)
+            or not field.is_plain()
+            or field.read_only
+            or field.default is not empty
+            or field.source != name
+            or getattr(cls, f"validate_{name}", None) is not None
+        ):
+            return None
+    required = frozenset(name for name, field in fields.items() if field.required)
+    return list(fields), required, dict(fields)
+
+
+class PlainField:
+    """A field whose whole validation of a present value is ``accepts_plainly`` (the value
+    is then its internal value, unchanged): ``StrictSerializer.plainly_valid`` may skip
+    DRF for it."""
+
+    def is_plain(self) -> bool:
+        """Whether this instance has no validation beyond ``accepts_plainly``."""
+        raise NotImplementedError
+
+    def accepts_plainly(self, value: Any) -> bool:
+        """Whether DRF would take ``value`` (present in the body) unchanged."""
+        raise NotImplementedError
+
+
+class WholeNumberField(PlainField, serializers.IntegerField):
     """An integer of a request body as JSON writes it: ``3``. DRF's ``IntegerField`` also
     takes ``"3"``, ``3.0`` and ``true``; here they are refused (400 ``invalid``), as every
     other number of the API is (QA: ``"expected_version": "3"`` was taken for 3). Answers
@@ -126,6 +195,17 @@ class WholeNumberField(serializers.IntegerField):
         if not isinstance(data, int) or isinstance(data, bool):
             self.fail("invalid")
         return int(super().to_internal_value(data))
+
+    def is_plain(self) -> bool:
+        bounds = (MinValueValidator, MaxValueValidator)
+        return all(type(validator) in bounds for validator in self.validators)
+
+    def accepts_plainly(self, value: Any) -> bool:
+        return (
+            type(value) is int
+            and (self.min_value is None or value >= self.min_value)
+            and (self.max_value is None or value <= self.max_value)
+        )
 
 
 @extend_schema_field(ref("GameStatus"))

@@ -11,6 +11,7 @@ second, diverging referee. The request's other fields (``expected_version``,
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
@@ -20,6 +21,7 @@ from rest_framework.fields import empty
 from referee.api.plumbing import (
     SEAT_SCHEMA,
     GameStatusField,
+    PlainField,
     ReasonField,
     SeatField,
     StrictSerializer,
@@ -31,10 +33,16 @@ from referee.engine.strategies import STRATEGIES
 from referee.league import league
 
 
-class AsSent(serializers.Field):  # type: ignore[type-arg]
+class AsSent(PlainField, serializers.Field):  # type: ignore[type-arg]
     """An event's field, passed on exactly as sent (``null`` included) for the rules core
     to judge; only its absence is DRF's (``required``). Each subclass documents the type
     the core expects."""
+
+    def is_plain(self) -> bool:
+        return not self.validators
+
+    def accepts_plainly(self, value: Any) -> bool:
+        return True
 
     def validate_empty_values(self, data: Any) -> tuple[bool, Any]:
         if data is empty:
@@ -250,10 +258,13 @@ class MoveSerializer(VersionedSerializer):
 
     def get_fields(self) -> dict[str, serializers.Field]:  # type: ignore[type-arg]
         fields = super().get_fields()
-        fields["pass"] = BooleanAsSent(
-            required=False, help_text="`true` for a pass (R9): the seat holds no matching tile."
-        )
+        fields["pass"] = copy.copy(_PASS)  # as ``StrictSerializer`` copies declared fields
         return fields
+
+
+_PASS = BooleanAsSent(
+    required=False, help_text="`true` for a pass (R9): the seat holds no matching tile."
+)
 
 
 class HandSerializer(VersionedSerializer):
