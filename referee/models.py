@@ -273,6 +273,10 @@ def hash_token(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
+# The longest device cookie (``referee.lockouts.device_of``) or address kept with a token.
+JOIN_CLIENT_MAX_LENGTH = 64
+
+
 class TableToken(models.Model):
     """A phone's access to one game, optionally to one seat, got with the join code."""
 
@@ -284,8 +288,15 @@ class TableToken(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
     # Probes of declared hands (R31) in the window that ends at ``probes_until``: kept on the
     # row that every request of the token reads anyway, so checking them costs no query.
+    # The window is the joining client's, not the token's alone: every token of the game
+    # joined by the same client (``client_device``, else ``client_address``) holds the same
+    # one, so leaving, being released or joining again does not start a fresh count.
     probes = models.PositiveIntegerField(default=0)
     probes_until = models.DateTimeField(null=True, blank=True)
+    # Who joined with it (``referee.lockouts.JoinClient``): its signed device cookie, else
+    # its address. Both empty: a token made without a join (no client to share with).
+    client_device = models.CharField(max_length=JOIN_CLIENT_MAX_LENGTH, blank=True, default="")
+    client_address = models.CharField(max_length=JOIN_CLIENT_MAX_LENGTH, blank=True, default="")
 
     class Meta:
         ordering = ["game", "created_at"]

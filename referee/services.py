@@ -25,7 +25,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -55,6 +55,7 @@ from referee.idempotency import Idempotency, Replay, remember, replay_of, scope_
 from referee.league import league
 from referee.lockouts import JoinClient
 from referee.models import (
+    JOIN_CLIENT_MAX_LENGTH,
     Correction,
     Event,
     Game,
@@ -421,7 +422,14 @@ def table_join(
     ``join_locked_out`` (429) as ``join_code_check`` does, and ``seat_taken`` (409) for a
     seat another phone holds (until it is released or that phone leaves), and
     ``seat_is_computer`` (409) for a computer seat (R39).
+
+    The new token starts with the probe window (R31) of the game's tokens that the same
+    client joined before, live or not (``_probe_siblings``): joining again, joining a
+    second token, leaving or being released and joining again keeps the count, and a
+    ``probe_limited`` client is still limited on its new token until that window ends.
     """
+    if isinstance(client, str):
+        client = JoinClient(address=client)
     game = join_code_check(join_code=join_code, client=client)
     if seat is not None and str(seat) in state_of(game).computer_seats:
         raise SeatIsComputer()  # R39: no phone reads the computer's hand
@@ -430,9 +438,16 @@ def table_join(
         _lock(game.pk)  # two phones claiming one seat at once: one of them gets it
         if seat is not None and game.tokens.filter(seat=seat, revoked_at__isnull=True).exists():
             raise SeatTaken()
-        token = TableToken.objects.create(
-            game=game, seat=seat, key_hash=hash_token(key), label=label
+        token = TableToken(
+            game=game,
+            seat=seat,
+            key_hash=hash_token(key),
+            label=label,
+            client_device=client.device,
+            client_address=client.address[:JOIN_CLIENT_MAX_LENGTH],
         )
+        _inherit_probes(game, token)
+        token.save()
     return key, token
 
 
@@ -499,10 +514,12 @@ def _check_organiser(actor: Actor) -> None:
 
 
 def _check_probe_limit(actor: Actor, game_id: Any = None) -> None:
-    """Raise ``probe_limited`` (429, ``retry_after``) for a token that probed declared hands
-    ``TABLE_PROBE_LIMIT`` times within ``TABLE_PROBE_SECONDS`` (read from the token's row,
-    which authenticating it loaded: no query). An organiser (a signed-in user, who may not
-    read a declared hand either, R31) is counted per game in Django's cache: ``game_id``."""
+    """Raise ``probe_limited`` (429, ``retry_after``) for a token whose client probed declared
+    hands ``TABLE_PROBE_LIMIT`` times within ``TABLE_PROBE_SECONDS``, from this token or
+    another it joined (R31; read from the token's row, which authenticating it loaded: no
+    query, since ``_count_probe`` and ``table_join`` keep the client's window on each
+    row). An organiser (a signed-in user, who may not read a declared hand either, R31) is
+    counted per game in Django's cache: ``game_id``."""
     token = actor.token
     if token is None:
         if game_id is None or actor.user is None or not actor.user.is_authenticated:
@@ -526,6 +543,44 @@ def _check_probe_limit(actor: Actor, game_id: Any = None) -> None:
         raise ProbeLimited(retry_after=max(1, math.ceil(left)))
 
 
+def _probe_siblings(token: TableToken) -> QuerySet[TableToken]:
+    """The tokens of ``token``'s game that share its probe window (R31): joined by the same
+    client, live or revoked, ``token`` included once saved.
+
+    The same client is the same signed device cookie, wherever it joins from (a phone
+    moving from the club's Wi-Fi to mobile data keeps its count); a join without a device
+    cookie (a script) is told apart by its address alone, among the other joins without
+    one. The address is deliberately not shared with the joins that sent a cookie: at a
+    club every phone may reach the referee through one address (the Wi-Fi's NAT, a
+    proxy), and a phone joining there must not start limited because another phone
+    probed. The price: a client that throws its cookie away before each join starts a
+    fresh count each time; it still stops at ``TABLE_PROBE_LIMIT`` per cookie, and each
+    time the organiser and the probed seats get an alert naming its token.
+    A token with neither (made without a join) keeps a window of its own.
+    """
+    if token.client_device:
+        same = Q(client_device=token.client_device)
+    elif token.client_address:
+        same = Q(client_device="", client_address=token.client_address)
+    else:
+        return TableToken.objects.filter(pk=token.pk)
+    return TableToken.objects.filter(same, game_id=token.game_id)
+
+
+def _inherit_probes(game: Game, token: TableToken) -> None:
+    """Give a joining ``token`` (not saved yet, ``game``'s lock held) the live probe window
+    of the tokens its client joined before (R31), if any: one query, at the join only."""
+    window = (
+        _probe_siblings(token)
+        .filter(probes_until__gt=timezone.now())
+        .order_by("-probes")
+        .values_list("probes", "probes_until")
+        .first()
+    )
+    if window is not None:
+        token.probes, token.probes_until = window
+
+
 def _organiser_probe_key(game_id: Any, user: Any) -> str:
     return f"referee-probes:{game_id}:{user.pk}"
 
@@ -546,7 +601,9 @@ def _count_organiser_probe(game: Game, actor: Actor) -> int:
 def _count_probe(game: Game, actor: Actor, kind: str, seats: list[int]) -> None:
     """Count a refusal against declared hands or an undo of another seat's move while that
     seat's hand is declared (the game's lock is held); at the limit, alert the organiser
-    and the seats concerned. A phone counts on its token's row, an organiser in the cache."""
+    and the seats concerned. A phone counts on its token's row and on the rows of every
+    token its client joined (``_probe_siblings``), so a second token or a new one joined
+    later is limited with it; an organiser counts in the cache."""
     token = actor.token
     if not seats:
         return
@@ -561,7 +618,9 @@ def _count_probe(game: Game, actor: Actor, kind: str, seats: list[int]) -> None:
             token.probes = 0
             token.probes_until = now + timedelta(seconds=settings.TABLE_PROBE_SECONDS)
         token.probes += 1
-        token.save(update_fields=["probes", "probes_until"])
+        # The same window on every token of the client (R31): the move path keeps reading
+        # its own token's row only.
+        _probe_siblings(token).update(probes=token.probes, probes_until=token.probes_until)
         count = token.probes
     if count == settings.TABLE_PROBE_LIMIT:
         TableAlert.objects.create(

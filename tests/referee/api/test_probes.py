@@ -4,10 +4,16 @@ is replayed as it was made; it now stops at ``TABLE_PROBE_LIMIT`` with ``probe_l
 
 from __future__ import annotations
 
-import pytest
+import uuid
+from datetime import timedelta
 
-from referee.models import TableAlert
-from tests.referee.conftest import PROBLEM
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from referee.lockouts import DEVICE_COOKIE
+from referee.models import TableAlert, TableToken
+from tests.referee.conftest import API, PROBLEM
 
 SEAT_1 = ["3-6", "5-6", "0-0", "0-1", "0-2"]
 SEAT_2 = ["2-3", "1-1", "1-2", "1-3", "1-4"]
@@ -226,3 +232,161 @@ def test_an_organisers_refused_plays_for_a_declared_seat_stop_at_the_limit_R31(i
     assert stopped.status_code == 429
     assert stopped.json()["code"] == "probe_limited"
     assert in_play.play(1, "0-0", client=in_play.phone(1)).status_code == 201  # seat 1 goes on
+
+
+# -- the count is the client's, not the token's (R31) ------------------------------------
+#
+# The hole (QA): the count lived on the table token alone, so whoever had the join code
+# joined again (or left, or had the seat released, and joined again) and probed with a
+# fresh count. Every token one client joins now shares one window.
+
+CLUB = "192.0.2.10"  # every phone of the club reaches the referee through this address
+
+
+def device(address: str = CLUB) -> APIClient:
+    """A phone's browser: its own device cookie, as the join page's first answer sets it."""
+    client = APIClient(REMOTE_ADDR=address)
+    client.get("/")
+    assert DEVICE_COOKIE in client.cookies
+    return client
+
+
+def join(table, browser: APIClient, seat: int | None = None) -> APIClient:
+    """``POST /join/`` with the join code from ``browser``; a client holding the new token
+    (and the browser's cookies)."""
+    response = browser.post(
+        f"{API}/join/", {"join_code": table.game.join_code, "seat": seat}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    phone = APIClient(**browser.defaults)
+    phone.cookies = browser.cookies
+    phone.credentials(HTTP_AUTHORIZATION=f"Table {response.json()['token']}")
+    return phone
+
+
+def probe_to_the_limit(table, phone: APIClient) -> None:
+    """Seat 2 tries 5-6, which seat 1 declared: refused under R31 each time, until the limit."""
+    for _ in range(LIMIT):
+        assert table.play(2, "5-6", client=phone).json()["code"] == "tile_not_in_hand"
+
+
+def assert_probe_limited(response) -> None:
+    assert response.status_code == 429, response.content
+    assert response.json()["code"] == "probe_limited"
+    assert 0 < int(response["Retry-After"]) <= 600
+
+
+def test_a_phone_that_joins_again_is_still_probe_limited_R31(in_play, limit):
+    browser = device()
+    probe_to_the_limit(in_play, join(in_play, browser))
+
+    again = join(in_play, browser)
+
+    assert_probe_limited(in_play.play(2, "2-3", client=again))  # even a legal move
+
+
+def test_a_second_token_joined_before_the_probes_is_limited_with_the_first_R31(in_play, limit):
+    """The second token is live all along: the probes of the first count on it too."""
+    browser = device()
+    first, second = join(in_play, browser), join(in_play, browser, seat=2)
+    probe_to_the_limit(in_play, first)
+
+    assert_probe_limited(in_play.play(2, "2-3", client=second))
+    assert_probe_limited(in_play.play(2, "2-3", client=first))
+
+
+def test_probes_from_two_tokens_of_one_phone_add_up_R31(in_play, limit):
+    browser = device()
+    first, second = join(in_play, browser), join(in_play, browser)
+    for phone in (first, second) * LIMIT:
+        response = in_play.play(2, "5-6", client=phone)
+        if response.status_code == 429:
+            break
+    assert_probe_limited(response)
+    assert TableAlert.objects.get().count == LIMIT  # one alert, at the limit
+
+
+def test_a_phone_that_leaves_and_joins_again_is_still_probe_limited_R31(in_play, limit):
+    browser = device()
+    phone = join(in_play, browser)
+    probe_to_the_limit(in_play, phone)
+    assert phone.post(in_play.url("leave/")).status_code == 204
+
+    again = join(in_play, browser)
+
+    assert_probe_limited(in_play.play(2, "2-3", client=again))
+
+
+def test_a_phone_whose_seat_is_released_is_still_probe_limited_when_it_joins_again_R31(
+    in_play, limit
+):
+    browser = device()
+    seat_2 = join(in_play, browser, seat=2)
+    probe_to_the_limit(in_play, seat_2)
+    released = in_play.post("seats/2/release/", client=in_play.organiser)
+    assert released.status_code == 200, released.content
+
+    again = join(in_play, browser, seat=2)
+
+    assert_probe_limited(in_play.play(2, "2-3", client=again))
+
+
+def test_a_phone_joining_again_by_the_web_form_is_still_probe_limited_R31(in_play, limit):
+    """The phone pages join through their own path (``/join/<code>/``): same count."""
+    browser = device()
+    probe_to_the_limit(in_play, join(in_play, browser))
+    joined = browser.post(f"/join/{in_play.game.join_code}/", {"seat": ""})
+    assert joined.status_code == 302
+
+    tap = browser.post(
+        "/table/move/",
+        {
+            "seat": 2,
+            "tile": "2-3",
+            "version": in_play.state()["version"],
+            "key": str(uuid.uuid4()),
+        },
+        headers={"HX-Request": "true"},
+    )
+
+    assert tap.status_code == 429
+
+
+def test_a_script_without_a_cookie_joining_again_from_its_address_is_probe_limited_R31(
+    in_play, limit
+):
+    """A client sending no device cookie is told apart by its address alone."""
+    probe_to_the_limit(in_play, join(in_play, APIClient(REMOTE_ADDR=CLUB)))
+
+    again = join(in_play, APIClient(REMOTE_ADDR=CLUB))
+
+    assert_probe_limited(in_play.play(2, "2-3", client=again))
+
+
+def test_the_same_phone_on_another_address_is_still_probe_limited_R31(in_play, limit):
+    """Its device cookie names the phone, from the club's Wi-Fi or from mobile data."""
+    browser = device()
+    probe_to_the_limit(in_play, join(in_play, browser))
+    browser.defaults["REMOTE_ADDR"] = "198.51.100.7"
+
+    assert_probe_limited(in_play.play(2, "2-3", client=join(in_play, browser)))
+
+
+def test_another_phone_joining_from_the_same_address_is_not_limited_R31(in_play, limit):
+    """At a club every phone may share one address: one phone's probes never limit another."""
+    prober = join(in_play, device())
+    probe_to_the_limit(in_play, prober)
+    assert_probe_limited(in_play.play(2, "2-3", client=prober))
+
+    other = join(in_play, device(), seat=2)
+
+    assert in_play.play(2, "2-3", client=other).status_code == 201
+    assert not TableAlert.objects.filter(count__gt=LIMIT).exists()
+
+
+def test_a_rejoined_phone_probes_again_once_its_window_has_ended_R31(in_play, limit):
+    browser = device()
+    probe_to_the_limit(in_play, join(in_play, browser))
+    TableToken.objects.update(probes_until=timezone.now() - timedelta(seconds=1))
+
+    assert in_play.play(2, "2-3", client=join(in_play, browser)).status_code == 201
