@@ -14,12 +14,14 @@ import secrets
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from psycopg.types.json import Json, Jsonb
 
 JOIN_CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # no 0/O, 1/I: read aloud at a table
 JOIN_CODE_LENGTH = 10  # 32**10 ≈ 10**15 codes: not guessable under the join throttle
@@ -28,6 +30,37 @@ JOIN_CODE_LENGTH = 10  # 32**10 ≈ 10**15 codes: not guessable under the join t
 def new_join_code() -> str:
     """A random join code such as ``K7QH-2MXP-9R`` without the dashes (10 characters)."""
     return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+
+
+class StoredJSONField(models.JSONField):  # type: ignore[type-arg]
+    """A JSON document kept as written: PostgreSQL's ``json`` (its text, checked but not
+    decomposed) where ``JSONField`` is ``jsonb``; elsewhere ``JSONField`` itself.
+
+    For documents the database never looks into, only stores and hands back: a game's
+    cached state, written on every move (``jsonb`` parsed and rebuilt its 2–4 KB on each
+    write and serialised it on each read, ≈ twice ``json``'s cost, issue 14), and an
+    idempotent answer, which a retry must get back byte for byte (``jsonb`` sorts an
+    object's keys). Lookups into the document (``state__round``) need ``jsonb``: none is
+    made. Written as ``json`` (psycopg's ``Json``, not Django's ``Jsonb``, which would be
+    cast through text); read back as psycopg parsed it, or as text (``referee.store``
+    selects it as text and parses it itself).
+    """
+
+    def db_type(self, connection: Any) -> str | None:
+        if connection.vendor == "postgresql":
+            return "json"
+        return super().db_type(connection)
+
+    def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
+        adapted = super().get_db_prep_value(value, connection, prepared)
+        if connection.vendor == "postgresql" and isinstance(adapted, Jsonb):
+            return Json(adapted.obj, dumps=adapted.dumps)
+        return adapted
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
+        if value is None or isinstance(value, str):
+            return super().from_db_value(value, expression, connection)
+        return value  # psycopg's own loader parsed the ``json`` column
 
 
 class Game(models.Model):
@@ -49,7 +82,7 @@ class Game(models.Model):
         help_text="Increases with every table token revoked (by the organiser, a released "
         "seat, a phone leaving): a move read before cannot be stored after one.",
     )
-    state = models.JSONField(
+    state = StoredJSONField(
         default=dict, help_text="Cache of the fold over the live events (same transaction)."
     )
     created_by = models.ForeignKey(
@@ -352,7 +385,7 @@ class IdempotencyRecord(models.Model):
     key = models.CharField(max_length=255)
     fingerprint = models.CharField(max_length=64, help_text="SHA-256 of method, path and body.")
     status_code = models.PositiveSmallIntegerField()
-    body = models.JSONField()
+    body = StoredJSONField(help_text="The answer's JSON body, its keys in their order.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -201,7 +201,7 @@ def test_a_write_answers_its_new_version_as_etag_and_a_retry_the_same_body_witho
 
     assert first["ETag"] == f'"{first.json()["state"]["version"]}"' == '"3"'
     assert "Idempotent-Replayed" not in first
-    assert retry.json() == first.json()  # the answer stored (jsonb keeps no key order)
+    assert retry.content == first.content  # the answer stored, byte for byte (keys in order)
     assert retry["Idempotent-Replayed"] == "true"
     assert "ETag" not in retry
     assert IdempotencyRecord.objects.get().body == first.json()

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from django.db import connection, transaction
+from django.db.models.signals import post_init
 from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,7 +24,7 @@ from referee import corrections, services, store
 from referee.engine import RefereeError
 from referee.engine.simulation import random_record
 from referee.exceptions import ServiceError
-from referee.models import Game, hash_token
+from referee.models import Game, TableToken, hash_token
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -195,6 +196,40 @@ def test_the_lock_reads_the_row_as_the_orm_does():
     assert [getattr(locked, f) for f in fields] == [getattr(read, f) for f in fields]
     with pytest.raises(Game.DoesNotExist), transaction.atomic():
         store.lock(uuid.uuid4())
+
+
+def test_a_live_tokens_rows_are_the_orms_in_every_field_and_state():
+    game = services.game_create(players=["A", "B", "C", "D", "E"], rules={"pass_stones": 2})
+    key, _ = services.table_join(join_code=game.join_code, seat=1, label="Evi")
+
+    found = store.live_token(hash_token(key))
+    assert found is not None
+    for ours, orm in [
+        (found, TableToken.objects.get(pk=found.pk)),
+        (found.game, Game.objects.get(pk=game.pk)),
+    ]:
+        fields = [f.attname for f in type(orm)._meta.concrete_fields]
+        assert [getattr(ours, f) for f in fields] == [getattr(orm, f) for f in fields]
+        assert (ours._state.adding, ours._state.db) == (orm._state.adding, orm._state.db)
+        assert ours == orm
+    found.game.save(update_fields=["version"])  # a row built so saves as an update
+
+
+def test_a_row_is_built_through_init_when_someone_listens_to_its_signals():
+    game = services.game_create(players=["A", "B", "C", "D", "E"])
+    key, _ = services.table_join(join_code=game.join_code)
+    built: list[Any] = []
+
+    def listener(sender: Any, instance: Any, **kwargs: Any) -> None:
+        built.append(instance)
+
+    post_init.connect(listener, sender=Game)
+    try:
+        found = store.live_token(hash_token(key))
+    finally:
+        post_init.disconnect(listener, sender=Game)
+    assert found is not None
+    assert built == [found.game]
 
 
 def test_the_moves_statements_are_prepared_once_per_connection():
