@@ -1113,6 +1113,10 @@ def _lock(game_id: Any, actor: Actor | None = None) -> Game:
     game = store.lock(game_id)
     token = actor.token if actor is not None else None
     if token is not None:
+        # A statement of its own, not joined to the lock's: PostgreSQL re-reads only the
+        # locked row once a waited-for lock is granted, and a joined token row would keep
+        # the count from before the request that held the lock (R31; issue 14 tried it,
+        # test_probes_sent_at_once_get_no_more_answers_than_the_limit_R31 caught it).
         fresh = (
             TableToken.objects.filter(pk=token.pk, revoked_at__isnull=True)
             .values_list("probes", "probes_until")

@@ -18,7 +18,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, IntegerField, Q, QuerySet, Sum
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Sum
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -26,7 +26,7 @@ from referee import folding
 from referee.engine import Game as EngineGame
 from referee.engine import RuleSet
 from referee.engine.names import identity_key
-from referee.models import Game, Seat
+from referee.models import Event, Game, Seat
 from referee.store import state_of
 from scoring import ratings as ratings_core
 from scoring import selectors
@@ -642,10 +642,18 @@ def check_not_seated_elsewhere(*, player: Player, game: Game | None = None) -> N
     games = Game.objects.filter(status=Game.Status.OPEN)
     if game is not None:
         games = games.exclude(pk=game.pk)
-    candidates = games.filter(
-        Q(seats__registered__player=player) | Q(state__has_key="substitutes")
-    ).prefetch_related(selectors.SEATS)
-    for other in candidates.distinct():
+    # A game where a substitute took a seat (a live ``substitute`` event, R38) may seat
+    # ``player`` in a seat that is not registered to them: ``occupants_now`` tells.
+    substituted = Event.objects.filter(
+        game=OuterRef("pk"), kind=Event.Kind.SUBSTITUTE, revoked_by__isnull=True
+    )
+    seated = Seat.objects.filter(game=OuterRef("pk"), registered__player=player)
+    # Two ``Exists``, not joins: no row twice, so no ``DISTINCT`` over the game's columns
+    # (its cached state is ``json``, which has no equality).
+    candidates = games.filter(Q(Exists(seated)) | Q(Exists(substituted))).prefetch_related(
+        selectors.SEATS
+    )
+    for other in candidates:
         if player.pk in occupants_now(other).values():
             raise PlayerSeatedElsewhere(game=str(other.pk))
 
