@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
+from django.utils.translation import gettext
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 from rest_framework.request import Request
@@ -30,11 +31,11 @@ class TableTokenAuthentication(authentication.BaseAuthentication):
         if not header or header[0].decode(errors="replace") != TABLE_KEYWORD:
             return None
         if len(header) != 2:
-            raise exceptions.AuthenticationFailed("Invalid table token header.")
+            raise exceptions.AuthenticationFailed(gettext("Invalid table token header."))
         key = header[1].decode(errors="replace")
         token = live_token(hash_token(key))
         if token is None:
-            raise exceptions.AuthenticationFailed("Invalid or revoked table token.")
+            raise exceptions.AuthenticationFailed(gettext("Invalid or revoked table token."))
         return AnonymousUser(), token
 
     def authenticate_header(self, request: Request) -> str:

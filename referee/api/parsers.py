@@ -14,6 +14,7 @@ where (``errors[].field``) and never echoing the text. A number too large for a 
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -135,6 +136,19 @@ def _out_of_range_error() -> exceptions.ParseError:
     )
 
 
+def _invalid_json_error(cause: BaseException | None) -> exceptions.ParseError:
+    """``parse_error`` in the request's language: DRF passed on the ``json`` module's English
+    message (QA); where the body breaks is kept, what Python thought of it is not."""
+    if isinstance(cause, json.JSONDecodeError):
+        return exceptions.ParseError(
+            gettext(
+                "JSON parse error - the body is not valid JSON (line %(line)s, column %(column)s)."
+            )
+            % {"line": cause.lineno, "column": cause.colno}
+        )
+    return exceptions.ParseError(gettext("JSON parse error - the body is not valid JSON."))
+
+
 class CheckedJSONParser(JSONParser):
     """DRF's JSON parser, then ``check_texts`` and ``check_numbers`` on what it parsed."""
 
@@ -146,7 +160,7 @@ class CheckedJSONParser(JSONParser):
             # on its English message naming sys.set_int_max_str_digits (QA). Out of range.
             if "integer string conversion" in str(error.detail):
                 raise _out_of_range_error() from None
-            raise
+            raise _invalid_json_error(error.__context__) from None
         check_texts(data)
         check_numbers(data)
         return data

@@ -19,9 +19,9 @@ from typing import Any
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.db import DataError, OperationalError
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.functional import Promise
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, gettext_noop, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
@@ -30,6 +30,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import set_rollback
 
+from referee.api.renderers import JSONRenderer
 from referee.conditional import MAX_HEADER_LENGTH, ConditionalHeaderInvalid
 from referee.engine.errors import RefereeError
 from referee.exceptions import ServiceError
@@ -56,6 +57,19 @@ TITLES: dict[int, Promise] = {
     503: _("Service unavailable"),
 }
 MALFORMED_RECORD_TITLE = _("Malformed record")
+# DRF's own messages that a problem's ``detail`` carries and DRF's catalogs leave in English
+# in Indonesian or Polish (DRF 3.18): marked here so that ``make makemessages`` keeps them
+# in our catalogs, which Django reads before DRF's (``LOCALE_PATHS``). Django merges the
+# catalogs, so DRF's lazy texts are translated from ours.
+DRF_MESSAGES = (
+    gettext_noop("Invalid input."),
+    gettext_noop("Malformed request."),
+    gettext_noop('Method "{method}" not allowed.'),
+    gettext_noop("Invalid token."),
+    gettext_noop("Invalid token header. No credentials provided."),
+    gettext_noop("Invalid token header. Token string should not contain spaces."),
+    gettext_noop("Invalid token header. Token string should not contain invalid characters."),
+)
 # Seconds a client waits before retrying a write the database was too busy to take.
 DATABASE_BUSY_RETRY_AFTER = 2
 
@@ -100,8 +114,33 @@ def referee_problem(err: RefereeError) -> dict[str, Any]:
     return problem(422, **body)
 
 
+def throttled_detail(wait: int | None) -> str:
+    """The translated detail of a 429 ``throttled``, with the seconds to wait in the
+    language's plural form (``wait``: whole seconds, as ``Retry-After`` says)."""
+    text = gettext("Request was throttled.")
+    if wait is None:
+        return text
+    return " ".join(
+        (
+            text,
+            ngettext(
+                "Expected available in %(count)s second.",
+                "Expected available in %(count)s seconds.",
+                wait,
+            )
+            % {"count": wait},
+        )
+    )
+
+
 def api_exception_problem(exc: exceptions.APIException) -> dict[str, Any]:
     """The problem for one of DRF's exceptions; field errors are listed under ``errors``."""
+    if isinstance(exc, exceptions.Throttled):
+        wait: int | None = getattr(exc, "wait", None)
+        if str(exc.detail) == str(exceptions.Throttled(wait=wait).detail):
+            # DRF formats its wait sentence before ``ngettext`` looks it up, so no catalog
+            # matches it (it stayed English in Indonesian and Polish) and its plural is English.
+            return problem(exc.status_code, "throttled", throttled_detail(wait))
     if isinstance(exc.detail, (list, dict)):
         return problem(
             exc.status_code,
@@ -209,12 +248,41 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
         logger.error("Unhandled error in an API view", exc_info=exc)
         body = server_error_problem()
     set_rollback()
-    return Response(body, status=body["status"], headers=headers, content_type=PROBLEM_CONTENT_TYPE)
+    return ProblemResponse(body, headers=headers)
+
+
+_PROBLEM_RENDERER = JSONRenderer()
+
+
+def render_problem(body: dict[str, Any]) -> bytes:
+    """A problem's bytes: compact UTF-8 JSON, members in ``problem``'s order, however it
+    leaves (a DRF view, a plain Django view, a middleware, Django's error handlers)."""
+    return _PROBLEM_RENDERER.render(body)
+
+
+class ProblemResponse(Response):
+    """A DRF view's problem: always ``render_problem``'s JSON, labelled
+    ``application/problem+json``, whatever renderer the view negotiated or fell back to
+    (QA: the schema view rendered its 404 and 406 problems as YAML, the docs view as
+    text, the 405 indented)."""
+
+    def __init__(self, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        super().__init__(
+            body, status=body["status"], headers=headers, content_type=PROBLEM_CONTENT_TYPE
+        )
+
+    @property
+    def rendered_content(self) -> bytes:  # type: ignore[override]  # DRF's is bytes too
+        self["Content-Type"] = PROBLEM_CONTENT_TYPE
+        return render_problem(self.data)
 
 
 def problem_response(body: dict[str, Any]) -> HttpResponse:
-    """A plain Django response carrying a problem (for code outside DRF's views)."""
-    return JsonResponse(body, status=body["status"], content_type=PROBLEM_CONTENT_TYPE)
+    """A plain Django response carrying a problem (for code outside DRF's views), spelled
+    as a DRF view's (``render_problem``)."""
+    return HttpResponse(
+        render_problem(body), status=body["status"], content_type=PROBLEM_CONTENT_TYPE
+    )
 
 
 def _is_api(request: HttpRequest) -> bool:

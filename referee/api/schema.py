@@ -1282,7 +1282,7 @@ MALFORMED_RESPONSE = OpenApiResponse(
                 "type": "urn:domeng:problem:parse_error",
                 "title": "Malformed request",
                 "status": 400,
-                "detail": "JSON parse error - Expecting value: line 1 column 1 (char 0)",
+                "detail": "JSON parse error - the body is not valid JSON (line 1, column 1).",
                 "code": "parse_error",
             },
         ),

@@ -11,7 +11,9 @@ from django.core.exceptions import RequestDataTooBig
 from django.db import OperationalError
 from django.http import Http404
 from django.test import RequestFactory
+from django.utils import translation
 from rest_framework import exceptions
+from rest_framework.test import APIClient
 
 import scoring.exceptions  # noqa: F401 - its ServiceErrors are listed too
 from referee import services
@@ -291,3 +293,217 @@ def test_a_lockout_problem_says_when_to_retry():
     assert response.status_code == 429
     assert response.data["code"] == "join_locked_out"
     assert response["Retry-After"] == "42"
+
+
+# -- DRF's own messages in the client's language (QA) -------------------------------------
+
+LANGUAGES = ("fr", "id", "pl")
+DRF_ERRORS = {
+    "throttled": lambda: exceptions.Throttled(),
+    "throttled-1s": lambda: exceptions.Throttled(wait=1),
+    "throttled-3s": lambda: exceptions.Throttled(wait=3),
+    "throttled-25s": lambda: exceptions.Throttled(wait=25),
+    "not_authenticated": exceptions.NotAuthenticated,
+    "authentication_failed": exceptions.AuthenticationFailed,
+    "permission_denied": exceptions.PermissionDenied,
+    "method_not_allowed": lambda: exceptions.MethodNotAllowed("PUT"),
+    "not_acceptable": exceptions.NotAcceptable,
+    "unsupported_media_type": lambda: exceptions.UnsupportedMediaType("text/plain"),
+    "parse_error": exceptions.ParseError,
+    "not_found": exceptions.NotFound,
+    "invalid": lambda: exceptions.ValidationError({"seat": ["x"]}),
+    "invalid_token": lambda: exceptions.AuthenticationFailed(_drf_("Invalid token.")),
+}
+
+
+def _drf_(text):
+    from django.utils.translation import gettext
+
+    return gettext(text)
+
+
+def _problem_in(language, make):
+    # DRF renders an exception's detail when it is raised: raise it in the request's language.
+    with translation.override(language):
+        return problems.exception_handler(make(), {}).data
+
+
+@pytest.mark.parametrize("name", DRF_ERRORS)
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_framework_error_speaks_the_clients_language_with_its_english_code(language, name):
+    english = _problem_in("en", DRF_ERRORS[name])
+    body = _problem_in(language, DRF_ERRORS[name])
+
+    assert body["code"] == english["code"]
+    assert body["title"] != english["title"]
+    assert body["detail"] != english["detail"]
+    for sentence in english["detail"].split(". "):  # no English sentence left in it
+        assert sentence.rstrip(".") not in body["detail"], (language, body["detail"])
+
+
+def test_the_seconds_to_wait_take_each_polish_plural_form():
+    with translation.override("pl"):
+        details = [problems.throttled_detail(n) for n in (1, 3, 5, 22)]
+
+    assert [d.rsplit(" ", 1)[1] for d in details] == ["sekundę.", "sekundy.", "sekund.", "sekundy."]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_throttled_scoring_is_a_429_wholly_in_the_clients_language(db, monkeypatch, language):
+    from referee.api.views import ScoreThrottle
+
+    monkeypatch.setattr(ScoreThrottle, "THROTTLE_RATES", {"score": "1/min"})
+    client = APIClient(REMOTE_ADDR="198.51.100.7", HTTP_ACCEPT_LANGUAGE=language)
+    record = {"format": "domeng-record/1", "players": list("ABCDE"), "rounds": []}
+    client.post("/api/v1/records/score/", record, format="json")
+
+    response = client.post("/api/v1/records/score/", record, format="json")
+
+    assert response.status_code == 429
+    assert response["Content-Type"] == PROBLEM
+    body = response.json()
+    assert body["code"] == "throttled"
+    assert "throttled" not in body["detail"]
+    assert "Expected available" not in body["detail"]
+    assert response["Retry-After"] in body["detail"]
+
+
+REFUSED_REQUESTS = {
+    "not-json": ("POST", "/api/v1/join/", {}, "{nope", "parse_error"),
+    "not-utf8": ("POST", "/api/v1/join/", {}, b"\xff\xfe", "parse_error"),
+    "table-header": (
+        "GET",
+        "/api/v1/games/",
+        {"HTTP_AUTHORIZATION": "Table"},
+        "",
+        "authentication_failed",
+    ),
+    "table-token": (
+        "GET",
+        "/api/v1/games/",
+        {"HTTP_AUTHORIZATION": "Table x"},
+        "",
+        "authentication_failed",
+    ),
+    "drf-token": (
+        "GET",
+        "/api/v1/games/",
+        {"HTTP_AUTHORIZATION": "Token x"},
+        "",
+        "authentication_failed",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", REFUSED_REQUESTS)
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_refused_body_or_credential_is_explained_in_the_clients_language(db, language, name):
+    method, url, headers, body, code = REFUSED_REQUESTS[name]
+
+    def send(lang):
+        client = APIClient(HTTP_ACCEPT_LANGUAGE=lang, **headers)
+        return client.generic(method, url, body, content_type="application/json").json()
+
+    answer, english = send(language), send("en")
+
+    assert answer["code"] == english["code"] == code
+    assert answer["detail"] != english["detail"]
+    assert "Expecting" not in answer["detail"]  # not the json module's English
+
+
+def test_a_parse_error_says_where_the_body_breaks(db):
+    response = APIClient().generic(
+        "POST", "/api/v1/records/score/", '{"a": 1,\n  nope}', content_type="application/json"
+    )
+
+    assert response.json()["detail"] == (
+        "JSON parse error - the body is not valid JSON (line 2, column 3)."
+    )
+
+
+# -- the schema's and the docs' errors are problems too (QA) -----------------------------
+
+SCHEMA_URLS = ["/api/v1/schema/", "/api/v1/schema/?format=json", "/api/v1/schema/?format=yaml"]
+
+
+@pytest.mark.parametrize("url", [*SCHEMA_URLS, "/api/v1/docs/"])
+@pytest.mark.parametrize(
+    ("method", "accept", "suffix", "code"),
+    [
+        ("get", "text/csv", "", "not_acceptable"),
+        ("get", "application/problem+json", "", "not_acceptable"),
+        ("get", "*/*", "format=nope", "not_found"),
+        ("post", "*/*", "", "method_not_allowed"),
+        ("post", "text/csv", "", "not_acceptable"),
+    ],
+    ids=["406-csv", "406-problem", "404-format", "405", "406-post"],
+)
+def test_an_error_of_the_schema_or_docs_is_a_json_problem_as_labelled(
+    db, url, method, accept, suffix, code
+):
+    if suffix:
+        url += ("&" if "?" in url else "?") + suffix
+
+    response = getattr(APIClient(), method)(url, HTTP_ACCEPT=accept)
+
+    assert response.status_code >= 400
+    assert response["Content-Type"] == PROBLEM
+    body = json.loads(response.content)  # JSON, not the view's YAML, HTML or text
+    assert (body["status"], body["code"]) == (response.status_code, code)
+    assert response.content == problems.render_problem(body)
+
+
+@pytest.mark.parametrize("url", SCHEMA_URLS)
+def test_the_schema_itself_is_still_served(db, url):
+    response = APIClient().get(url)
+
+    assert response.status_code == 200
+    assert "openapi" in response.content.decode()
+
+
+# -- one spelling of a problem, whichever path emits it (QA) -----------------------------
+
+PROBLEM_KEYS = ["type", "title", "status", "detail", "code"]
+
+
+def _emitted_problems(organiser_client, table):
+    """A problem from every path that can emit one, in French (non-ASCII texts)."""
+    factory = RequestFactory()
+    api = factory.get("/api/v1/anything/")
+    yield "drf-view-404", organiser_client.get(f"/api/v1/games/{uuid.uuid4()}/")
+    table.play(1, "6-6")
+    yield "drf-view-422", table.play(1, "5-5")
+    yield (
+        "drf-parser-400",
+        organiser_client.generic("POST", "/api/v1/games/", "{", content_type="application/json"),
+    )
+    yield "drf-validation-400", organiser_client.post("/api/v1/games/", {}, format="json")
+    yield "drf-405", organiser_client.delete("/api/v1/records/score/")
+    yield "schema-406", organiser_client.get("/api/v1/schema/", HTTP_ACCEPT="text/csv")
+    yield "catch-all-404", organiser_client.get("/api/v1/nope/")
+    yield "outside-v1-404", organiser_client.post("/api/v2/")
+    yield "query-400", organiser_client.get("/api/v1/games/?bogus=1")
+    yield "edge-text-400", organiser_client.get("/api/v1/games/?a=%01")
+    yield "conditional-400", organiser_client.get("/api/v1/games/", HTTP_IF_NONE_MATCH="nope")
+    yield "handler-400", problems.bad_request(api, Exception())
+    yield "handler-413", problems.bad_request(api, RequestDataTooBig())
+    yield "handler-403", problems.permission_denied(api, DjangoPermissionDenied())
+    yield "handler-404", problems.page_not_found(api, Http404())
+    yield "handler-500", problems.server_error(api)
+
+
+def test_every_path_spells_a_problem_the_same_way(organiser_client, table):
+    """QA: DRF's views wrote compact UTF-8 JSON, Django-level paths (catch-all 404,
+    middleware, query check, error handlers) ``JsonResponse``'s spaced, ASCII-escaped JSON;
+    the schema view YAML. One spelling: ``render_problem``'s, members in RECORD.md's order."""
+    with translation.override("fr"):
+        emitted = list(_emitted_problems(organiser_client, table))
+
+    for name, response in emitted:
+        assert response["Content-Type"] == PROBLEM, name
+        body = json.loads(response.content)
+        assert list(body)[:5] == PROBLEM_KEYS, name
+        assert body["type"] == f"urn:domeng:problem:{body['code']}", name
+        assert body["status"] == response.status_code, name
+        assert response.content == problems.render_problem(body), name
+    assert "\\u00" not in b"".join(r.content for _, r in emitted).decode()
