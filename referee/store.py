@@ -33,7 +33,6 @@ seat's set-up at creation (before any phone can join).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -604,16 +603,20 @@ def _append_at_version(
     return True
 
 
-# 19 digits in a row: possibly an integer beyond 64 bits, which orjson would read as a float.
-_LONG_DIGITS = re.compile(r"\d{19}")
+# Each ASCII digit made a 9 and every other byte a space: 19 nines in a row are possibly
+# an integer beyond 64 bits, which orjson would read as a float. (A translation and a
+# substring search: 3 µs on a game's 2.4 KB state, where ``re.search(r"\d{19}")`` took 24.)
+_DIGITS_NINE = bytes(0x39 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+_LONG_DIGITS = b"9" * 19
 
 
 def _loads(text: str) -> Any:
     """A JSON column's text as Python values, as ``json.loads`` reads it: orjson, except
     for text that may hold an integer beyond 64 bits (orjson makes it a float)."""
-    if _LONG_DIGITS.search(text):
+    data = text.encode()
+    if _LONG_DIGITS in data.translate(_DIGITS_NINE):
         return json.loads(text)
-    return orjson.loads(text)
+    return orjson.loads(data)
 
 
 def _json(value: Any) -> str:

@@ -33,6 +33,7 @@ class Tile:
     low: int
     high: int
     bit: int = field(init=False, repr=False, compare=False)
+    name: str = field(init=False, repr=False, compare=False)  # ``a-b``, as ``str`` gives it
 
     def __post_init__(self) -> None:
         if not (0 <= self.low <= self.high <= HIGHEST_VALUE):
@@ -42,6 +43,7 @@ class Tile:
             )
         place = self.low * (2 * HIGHEST_VALUE + 3 - self.low) // 2 + self.high - self.low
         object.__setattr__(self, "bit", 1 << place)
+        object.__setattr__(self, "name", f"{self.low}-{self.high}")
 
     def __hash__(self) -> int:
         # Equal tiles have equal bits; an int hashes far faster than the fields' tuple.
@@ -95,7 +97,7 @@ class Tile:
         raise ValueError(f"{self} does not carry {value}")
 
     def __str__(self) -> str:
-        return f"{self.low}-{self.high}"
+        return self.name
 
     def __repr__(self) -> str:
         return f"Tile.parse({str(self)!r})"

@@ -10,6 +10,7 @@ whole game's state).
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -247,3 +248,21 @@ def test_the_moves_statements_are_prepared_once_per_connection():
 
     assert sum("referee_tabletoken" in s for s in statements) == 1
     assert not any("COUNT(*)" in s for s in statements)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"stones": 18446744073709551616}',  # beyond 64 bits: orjson would make it a float
+        '{"stones": -9223372036854775809, "round": 3}',
+        "[1, 99999999999999999999999]",
+        '{"seat": 9223372036854775807}',  # 19 digits, in range
+        '{"reason": "card 12345678901234567890", "seat": 1}',  # digits in a text
+        '{"reason": "٣٣٣٣٣٣٣٣٣٣٣٣٣٣٣٣٣٣٣٣", "n": 12}',  # other scripts' digits
+        '{"snapshot": {"round": 1}, "events": [[1, "move", {"seat": 0}]]}',
+    ],
+)
+def test_a_json_columns_text_is_read_as_the_standard_library_reads_it(text):
+    read = store._loads(text)
+    assert read == json.loads(text)
+    assert repr(read) == repr(json.loads(text))  # integers stay integers, not floats
