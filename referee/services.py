@@ -1117,11 +1117,7 @@ def _lock(game_id: Any, actor: Actor | None = None) -> Game:
         # locked row once a waited-for lock is granted, and a joined token row would keep
         # the count from before the request that held the lock (R31; issue 14 tried it,
         # test_probes_sent_at_once_get_no_more_answers_than_the_limit_R31 caught it).
-        fresh = (
-            TableToken.objects.filter(pk=token.pk, revoked_at__isnull=True)
-            .values_list("probes", "probes_until")
-            .first()
-        )
+        fresh = store.live_token_window(token.pk)
         if fresh is None:
             raise TokenRevoked()
         token.probes, token.probes_until = fresh

@@ -36,6 +36,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from functools import cache, lru_cache
 from typing import Any, TypeVar
 
@@ -62,6 +63,7 @@ __all__ = [
     "append_event",
     "current_round",
     "live_token",
+    "live_token_window",
     "lock",
     "replace",
     "rules_of",
@@ -415,6 +417,27 @@ def live_token(key_hash: str) -> TableToken | None:
     token = _instance(TableToken, row[:width])
     TableToken.game.field.set_cached_value(token, _instance(Game, row[width:]))
     return token
+
+
+def live_token_window(token_id: int) -> tuple[int, datetime | None] | None:
+    """The probe window (R31) of table token ``token_id`` as it is now: ``(probes,
+    probes_until)``, or ``None`` if it was revoked (or is gone). One query (prepared on
+    PostgreSQL): the locked path reads it again under the game's lock."""
+    if connection.vendor != "postgresql":
+        return (
+            TableToken.objects.filter(pk=token_id, revoked_at__isnull=True)
+            .values_list("probes", "probes_until")
+            .first()
+        )
+    sql = (
+        f"SELECT t.probes, t.probes_until FROM "
+        f"{connection.ops.quote_name(TableToken._meta.db_table)} t "
+        "WHERE t.id = %s AND t.revoked_at IS NULL"
+    )
+    with _prepared_cursor() as cursor:
+        cursor.execute(sql, [token_id])
+        row = cursor.fetchone()
+    return None if row is None else (row[0], row[1])
 
 
 _APPEND_SQL = """
