@@ -38,7 +38,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cache, lru_cache
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
 import psycopg
@@ -91,11 +91,12 @@ def rules_of(game: Game) -> RuleSet:
 # -- the cached state ------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class CachedEvent:
+class CachedEvent(NamedTuple):
     """A live event of the current round as the fold and the table's state read it.
 
-    Same attribute names as ``referee.models.Event`` for what those readers use.
+    Same attribute names as ``referee.models.Event`` for what those readers use. A named
+    tuple, not a frozen dataclass: every move reads a round's worth of them from the
+    game row, and a tuple is built ≈ 5× faster (issue 14).
     """
 
     position: int
