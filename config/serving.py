@@ -1,6 +1,6 @@
 """What a serving process sets up besides Django: its garbage collector.
 
-Both entry points call it: ``config.wsgi`` (gunicorn, waitress-serve) and ``manage.py
+Both entry points call these: ``config.wsgi`` (gunicorn, waitress-serve) and ``manage.py
 serve`` (``make run``).
 """
 
@@ -25,3 +25,22 @@ def tune_garbage_collector(threshold: int) -> None:
     """
     if threshold > 0:
         gc.set_threshold(threshold, *gc.get_threshold()[1:])
+
+
+def freeze_loaded_objects() -> int:
+    """Load every view (the URLconf) and move what is loaded by now — Django, DRF, the
+    apps, their URLs, views and serializers — out of the cyclic collector's reach
+    (``gc.freeze``); returns how many objects that was.
+
+    They live as long as the process, yet each collection of the oldest generation walked
+    them all: ≈ 170,000 objects, 110–150 ms with every thread of the worker stopped, once
+    every couple of thousand requests (measured in-process with ``gc.callbacks``; a few
+    percent of a request's CPU, and the worst of the open loop's tail). Only objects made
+    after this are collected. Called once the application is built.
+    """
+    from django.urls import get_resolver
+
+    get_resolver().url_patterns  # noqa: B018 -- imports every view and its serializers
+    gc.collect()
+    gc.freeze()
+    return gc.get_freeze_count()

@@ -1,4 +1,5 @@
-"""The serving process's garbage collector and the game table's storage settings."""
+"""The serving process's garbage collector (its threshold, what it leaves alone) and the game
+table's storage settings."""
 
 from __future__ import annotations
 
@@ -39,6 +40,21 @@ def test_the_wsgi_application_sets_the_threshold_of_gc_threshold(variable, thres
     assert int(done.stdout.split()[-1]) == threshold
 
 
+def test_the_wsgi_application_keeps_what_it_loaded_out_of_the_collectors_walks():
+    env = {**os.environ}
+    code = (
+        "import gc; before = gc.get_freeze_count(); import config.wsgi, sys; "
+        "print(before, gc.get_freeze_count(), 'referee.api.games' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    before, frozen, views_loaded = done.stdout.split()[-3:]
+    assert (int(before), views_loaded) == (0, "True")  # the URLconf's views, loaded at start
+    assert int(frozen) > 50_000  # Django, DRF and the apps: ≈ 170,000 objects
+
+
 def test_a_threshold_past_a_c_int_is_a_one_line_configuration_error():
     env = {**os.environ, "GC_THRESHOLD": str(2**31)}
     code = "import config.wsgi"
@@ -57,14 +73,19 @@ def test_make_runs_server_sets_the_threshold_too(monkeypatch, settings):
     from django.core.management import call_command
 
     seen = []
-    monkeypatch.setattr(waitress, "serve", lambda app, **kw: seen.append(gc.get_threshold()))
+    monkeypatch.setattr(
+        waitress,
+        "serve",
+        lambda app, **kw: seen.append((gc.get_threshold(), gc.get_freeze_count() > 0)),
+    )
     settings.GC_THRESHOLD = 4321
     before = gc.get_threshold()
     try:
         call_command("serve", "--port", "8999", stdout=io.StringIO())
     finally:
         gc.set_threshold(*before)
-    assert seen == [(4321, *before[1:])]
+        gc.unfreeze()  # this test process's objects go back to the collector
+    assert seen == [((4321, *before[1:]), True)]
 
 
 @pytest.mark.django_db

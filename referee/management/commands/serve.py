@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.core.wsgi import get_wsgi_application
 
-from config.serving import tune_garbage_collector
+from config.serving import freeze_loaded_objects, tune_garbage_collector
 from referee.web import lan
 
 
@@ -66,6 +66,7 @@ class Command(BaseCommand):
         try:
             application = get_wsgi_application()
             tune_garbage_collector(settings.GC_THRESHOLD)  # as config.wsgi does
+            freeze_loaded_objects()
             serve(application, host=host, port=port, threads=threads, ident="domeng")
         except KeyboardInterrupt:
             self.stdout.write("Stopped.")
