@@ -323,6 +323,11 @@ class Game:
         Returns the end-of-round transfers once the last seat is known.
         Raises ``reveal_invalid`` when no round waits for reveals.
         """
+        try:
+            seat = check_seat(seat)  # first, as in a round's reveal (R34): it is a dict key
+        except RefereeError as error:
+            number = self.rounds[-1].round.number if self.rounds else self.rounds_before + 1
+            raise error.at(round=number) from None
         game_round = self.current
         if game_round is None and self.rounds and self._accepts_confirmation(seat):
             game_round = self.rounds[-1]  # a declared seat confirming its remainder (R31)
@@ -332,10 +337,6 @@ class Game:
                 round=number
             )
         if game_round.voided:  # kept as given, not judged (R35)
-            try:
-                seat = check_seat(seat)
-            except RefereeError as error:
-                raise error.at(round=game_round.round.number) from None
             if tiles is not None:
                 game_round.raw_reveal[seat] = tiles
             if pips is not None:

@@ -284,3 +284,22 @@ def test_a_hand_declared_once_the_round_began_must_agree_with_its_moves_R31():
     assert (caught.value.round, caught.value.move) == (1, 1)
     game.declare(1, ["0-0", "0-1", "0-2", "0-3", "0-4"])
     assert set(map(str, game.rounds[0].round.hands[1])) == {"0-0", "0-1", "0-2", "0-3", "0-4"}
+
+
+@pytest.mark.parametrize("seat", [[4], {"seat": 4}, "4", None, 4.0, True, 5])
+def test_a_reveal_after_a_settled_block_checks_its_seat_first_R34_R3(seat):
+    """QA: a seat that is a list or an object, sent as a declared seat's confirmation
+    after a blocked round settled, was looked up as a dict key: a TypeError (500)."""
+    game = Game()
+    game.declare(4, SEAT_4_HAND)
+    for move in BLOCKED_MOVES:
+        game.push(move)
+    for number, tiles in BLOCKED_REVEAL.items():
+        game.reveal(int(number), tiles=tiles)
+    assert game.current is None  # settled, seat 4's remainder known from its hand (R31)
+
+    with pytest.raises(RefereeError) as caught:
+        game.reveal(seat, pips=29)  # type: ignore[arg-type]
+
+    assert (caught.value.code, caught.value.rule, caught.value.round) == ("record_invalid", "R3", 1)
+    game.reveal(4, pips=29)  # the declared seat itself may still confirm (R31)
