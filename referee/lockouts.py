@@ -30,10 +30,12 @@ DEVICE_COOKIE_MAX_AGE = 365 * 24 * 3600
 
 @dataclass(frozen=True)
 class JoinClient:
-    """Who tries a join code: an address and the device cookie it sent ("" without one)."""
+    """Who tries a join code: an address, the device cookie it sent ("" without one) and,
+    without one, the device id its answer gives it (``issued``, ``device_issued``)."""
 
     address: str
     device: str = ""
+    issued: str = ""
 
 
 def device_of(request: HttpRequest) -> str:
@@ -42,12 +44,28 @@ def device_of(request: HttpRequest) -> str:
     return value if isinstance(value, str) and len(value) <= 64 else ""
 
 
+def device_issued(request: HttpRequest) -> str:
+    """The device id that ``give_device`` sets on the answer to a request that sent no
+    valid device cookie, chosen once per request; "" for a request that sent one. A join
+    records it (R31: a phone that joins again with the cookie its first join got is the
+    same client)."""
+    if device_of(request):
+        return ""
+    plain = getattr(request, "_request", request)  # DRF's request wraps Django's
+    issued = getattr(plain, "_domeng_device_issued", "")
+    if not issued:
+        issued = secrets.token_urlsafe(16)
+        setattr(plain, "_domeng_device_issued", issued)  # noqa: B010 -- set once, read back above
+    return str(issued)
+
+
 def give_device(request: HttpRequest, response: HttpResponse) -> HttpResponse:
-    """Set a device cookie on ``response`` unless the request had a valid one."""
+    """Set a device cookie on ``response`` unless the request had a valid one: the id
+    ``device_issued`` chose for it."""
     if not device_of(request):
         response.set_signed_cookie(
             DEVICE_COOKIE,
-            secrets.token_urlsafe(16),
+            device_issued(request),
             salt=DEVICE_COOKIE_SALT,
             max_age=DEVICE_COOKIE_MAX_AGE,
             httponly=True,

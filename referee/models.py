@@ -326,9 +326,11 @@ class TableToken(models.Model):
     # one, so leaving, being released or joining again does not start a fresh count.
     probes = models.PositiveIntegerField(default=0)
     probes_until = models.DateTimeField(null=True, blank=True)
-    # Who joined with it (``referee.lockouts.JoinClient``): its signed device cookie, else
-    # its address. Both empty: a token made without a join (no client to share with).
+    # Who joined with it (``referee.lockouts.JoinClient``): the signed device cookie it sent,
+    # else the device id its join's answer gave it (``client_issued``), and its address.
+    # All empty: a token made without a join (no client to share with).
     client_device = models.CharField(max_length=JOIN_CLIENT_MAX_LENGTH, blank=True, default="")
+    client_issued = models.CharField(max_length=JOIN_CLIENT_MAX_LENGTH, blank=True, default="")
     client_address = models.CharField(max_length=JOIN_CLIENT_MAX_LENGTH, blank=True, default="")
 
     class Meta:

@@ -444,6 +444,7 @@ def table_join(
             key_hash=hash_token(key),
             label=label,
             client_device=client.device,
+            client_issued=client.issued[:JOIN_CLIENT_MAX_LENGTH],
             client_address=client.address[:JOIN_CLIENT_MAX_LENGTH],
         )
         _inherit_probes(game, token)
@@ -547,23 +548,26 @@ def _probe_siblings(token: TableToken) -> QuerySet[TableToken]:
     """The tokens of ``token``'s game that share its probe window (R31): joined by the same
     client, live or revoked, ``token`` included once saved.
 
-    The same client is the same signed device cookie, wherever it joins from (a phone
-    moving from the club's Wi-Fi to mobile data keeps its count); a join without a device
-    cookie (a script) is told apart by its address alone, among the other joins without
-    one. The address is deliberately not shared with the joins that sent a cookie: at a
-    club every phone may reach the referee through one address (the Wi-Fi's NAT, a
-    proxy), and a phone joining there must not start limited because another phone
-    probed. The price: a client that throws its cookie away before each join starts a
-    fresh count each time; it still stops at ``TABLE_PROBE_LIMIT`` per cookie, and each
-    time the organiser and the probed seats get an alert naming its token.
-    A token with neither (made without a join) keeps a window of its own.
+    The same client is the same device, wherever it joins from (a phone moving from the
+    club's Wi-Fi to mobile data keeps its count): the signed device cookie a join sent, or
+    the one its answer gave a join that sent none (``client_issued``), so a phone whose
+    first join had no cookie and whose next one sends the cookie it got is one client
+    (QA). A join without a device cookie (a script) is also told apart by its address,
+    among the other joins without one. The address is deliberately not shared with the
+    joins that sent a cookie: at a club every phone may reach the referee through one
+    address (the Wi-Fi's NAT, a proxy), and a phone joining there must not start limited
+    because another phone probed. The price: a client that throws away every cookie it
+    is given and joins from new addresses starts a fresh count each time; it still stops
+    at ``TABLE_PROBE_LIMIT`` per identity, and each time the organiser and the probed
+    seats get an alert naming its token.
+    A token with none of these (made without a join) keeps a window of its own.
     """
-    if token.client_device:
-        same = Q(client_device=token.client_device)
-    elif token.client_address:
-        same = Q(client_device="", client_address=token.client_address)
-    else:
-        return TableToken.objects.filter(pk=token.pk)
+    device = token.client_device or token.client_issued
+    same = Q(pk=token.pk) if token.pk is not None else Q(pk__in=[])
+    if device:
+        same |= Q(client_device=device) | Q(client_issued=device)
+    if not token.client_device and token.client_address:
+        same |= Q(client_device="", client_address=token.client_address)
     return TableToken.objects.filter(same, game_id=token.game_id)
 
 

@@ -36,7 +36,7 @@ from referee.api.problems import PROBLEM_CONTENT_TYPE, api_not_found, referee_me
 from referee.api.renderers import JSONRenderer
 from referee.api.schema import MAX_ID, PROBLEM_RESPONSE_GENERIC, ref
 from referee.engine.names import is_visible_name, reorders_text
-from referee.lockouts import JoinClient, device_of
+from referee.lockouts import JoinClient, device_issued, device_of
 
 __all__ = [
     "MAX_ID",
@@ -220,9 +220,14 @@ def client_ident(request: Request | HttpRequest) -> str:
 
 
 def join_client(request: Request | HttpRequest) -> JoinClient:
-    """Who tries a join code: the client's address (``client_ident``) and the device cookie
-    it sent (``referee.lockouts``), so one phone's typos lock out that phone only."""
-    return JoinClient(address=client_ident(request), device=device_of(request))  # type: ignore[arg-type]
+    """Who tries a join code: the client's address (``client_ident``), the device cookie
+    it sent (``referee.lockouts``), so one phone's typos lock out that phone only, and
+    without one the device id its answer gives it."""
+    return JoinClient(
+        address=client_ident(request),
+        device=device_of(request),  # type: ignore[arg-type]
+        issued=device_issued(request),  # type: ignore[arg-type]
+    )
 
 
 SEAT_SCHEMA = {

@@ -363,6 +363,31 @@ def test_a_script_without_a_cookie_joining_again_from_its_address_is_probe_limit
     assert_probe_limited(in_play.play(2, "2-3", client=again))
 
 
+def test_a_phone_whose_first_join_had_no_cookie_is_the_same_client_with_the_one_it_got_R31(
+    in_play, limit
+):
+    """QA: a join without a device cookie recorded no device, though its answer set one;
+    joining again with that cookie (from another address, too) bought a fresh count."""
+    browser = APIClient(REMOTE_ADDR=CLUB)  # no cookie yet: the join's answer gives one
+    first = join(in_play, browser)
+    assert DEVICE_COOKIE in browser.cookies
+    probe_to_the_limit(in_play, first)
+    browser.defaults["REMOTE_ADDR"] = "198.51.100.7"
+
+    assert_probe_limited(in_play.play(2, "2-3", client=join(in_play, browser)))
+
+
+def test_a_cookieless_join_records_the_device_its_answer_gives_R31(in_play):
+    browser = APIClient(REMOTE_ADDR=CLUB)
+    join(in_play, browser)
+
+    token = TableToken.objects.latest("pk")
+    given = browser.cookies[DEVICE_COOKIE].value
+    assert token.client_device == ""
+    assert token.client_issued
+    assert token.client_issued in given  # the signed value: "<id>:<signature>"
+
+
 def test_the_same_phone_on_another_address_is_still_probe_limited_R31(in_play, limit):
     """Its device cookie names the phone, from the club's Wi-Fi or from mobile data."""
     browser = device()
