@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework import serializers
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
@@ -41,7 +42,8 @@ class BoundedPageNumberPagination(PageNumberPagination):
             return None
         if not (raw.isascii() and raw.isdigit()) or len(raw) > 12 or not 1 <= int(raw) <= maximum:
             raise serializers.ValidationError(
-                {name: [f"A whole number from 1 to {maximum}."]}, code="invalid"
+                {name: [gettext("A whole number from 1 to %(maximum)s.") % {"maximum": maximum}]},
+                code="invalid",
             )
         return int(raw)
 

@@ -139,7 +139,7 @@ class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
             unknown = sorted(set(data) - set(self.fields))
             if unknown:
                 raise serializers.ValidationError(
-                    {key: ["Unknown field."] for key in unknown}, code="unknown_field"
+                    {key: [_("Unknown field.")] for key in unknown}, code="unknown_field"
                 )
         return super().to_internal_value(data)
 

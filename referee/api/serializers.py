@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import empty
@@ -149,7 +150,7 @@ class GameCreateSerializer(StrictSerializer):
 
     def validate_computer(self, value: dict[str, str]) -> dict[int, str]:
         if any(key not in {"0", "1", "2", "3", "4"} for key in value):
-            raise serializers.ValidationError('Seats are "0" to "4" (R3).')
+            raise serializers.ValidationError(_('Seats are "0" to "4" (R3).'))
         return {int(key): name for key, name in value.items()}
 
 
@@ -419,7 +420,7 @@ class SeatOccupantSerializer(StrictSerializer):
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if ("name" in attrs) == ("player" in attrs):
-            raise serializers.ValidationError("Give exactly one of `name` and `player`.")
+            raise serializers.ValidationError(_("Give exactly one of `name` and `player`."))
         return attrs
 
 

@@ -95,3 +95,26 @@ def test_a_bounded_whole_number_is_plain_only_within_its_bounds():
     assert Seat.plainly_valid({"seat": 5}) is None
     assert Seat.plainly_valid({"seat": -1}) is None
     assert _drf(Seat, {"seat": 5}) is None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["fr", "id", "pl"])
+def test_a_refused_bodys_field_messages_are_in_the_clients_language(client, language):
+    """QA: "Unknown field." stayed English in every language (and so did the other field
+    messages written in this project: checked by the same path)."""
+    from referee import services
+
+    game = services.game_create(players=["A", "B", "C", "D", "E"])
+    key, _ = services.table_join(join_code=game.join_code)
+    answer = client.post(
+        f"/api/v1/games/{game.pk}/moves/",
+        {"seat": 3, "tile": "6-6", "colour": "red"},
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Table {key}",
+        HTTP_ACCEPT_LANGUAGE=language,
+        secure=True,
+    )
+    assert answer.status_code == 400, answer.content[:300]
+    errors = answer.json()["errors"]
+    assert [error.get("code") for error in errors] == ["unknown_field"], errors
+    assert errors[0]["detail"] not in ("", "Unknown field.")
