@@ -27,6 +27,7 @@ from typing import Any, Generic, TypeVar
 
 from django.db import IntegrityError, transaction
 
+from referee.engine.errors import RefereeError
 from referee.exceptions import IdempotencyKeyReused
 from referee.models import Game, IdempotencyRecord
 
@@ -55,6 +56,9 @@ class Idempotency(Generic[Result]):
     key: str
     fingerprint: str
     render: Callable[[Result], Rendered]
+    # How a refusal by the rules is kept for a retry (``remember_refusal``); ``None``: not
+    # kept, a retry is judged again.
+    refuse: Callable[[RefereeError], Rendered] | None = None
 
     @staticmethod
     def fingerprint_of(method: str, path: str, body: Any) -> str:
@@ -106,3 +110,23 @@ def remember(game: Game, idempotency: Idempotency[Result] | None, result: Result
             )
     except IntegrityError:  # pragma: no cover - the game lock makes this unreachable
         raise IdempotencyKeyReused() from None
+
+
+def remember_refusal(game: Game, idempotency: Idempotency[Any] | None, error: RefereeError) -> None:
+    """Store the rules' refusal of the request, rendered by ``idempotency.refuse``, as the
+    answer to its key, with the game's row lock held and in the transaction that logged
+    the refusal: a retry of a lost answer gets the same refusal, and is neither judged nor
+    logged nor counted again (a probe of a declared hand, R31, counts once: QA, a phone
+    resending on bad Wi-Fi was limited for one mistake). Nothing without a key or a way
+    to render it."""
+    if idempotency is None or idempotency.refuse is None:
+        return
+    status, body = idempotency.refuse(error)
+    with transaction.atomic():
+        IdempotencyRecord.objects.create(
+            scope=scope_of(game),
+            key=idempotency.key,
+            fingerprint=idempotency.fingerprint,
+            status_code=status,
+            body=body,
+        )

@@ -51,7 +51,14 @@ from referee.exceptions import (
     TokenRevoked,
     VersionMismatch,
 )
-from referee.idempotency import Idempotency, Replay, remember, replay_of, scope_of
+from referee.idempotency import (
+    Idempotency,
+    Replay,
+    remember,
+    remember_refusal,
+    replay_of,
+    scope_of,
+)
 from referee.league import league
 from referee.lockouts import JoinClient
 from referee.models import (
@@ -669,8 +676,10 @@ def event_submit(
     """Enter one event — a move (R7–R17), a declared hand (R31) or a reveal (R18, R33).
 
     Returns what was stored and caused (``Submitted``), or the stored answer when
-    ``idempotency``'s key was seen (``Replay``: nothing is written). Raises the core's
-    ``RefereeError`` (logged as a ``RefusedEvent``; nothing else changes),
+    ``idempotency``'s key was seen (``Replay``: nothing is written; a refusal by the rules
+    is kept under its key too, so a retry gets it again without being judged, logged or
+    counted as a probe again, R31). Raises the core's ``RefereeError`` (logged as a
+    ``RefusedEvent``; nothing else changes),
     ``seat_not_allowed``, ``game_closed``, ``version_mismatch`` /
     ``precondition_failed`` and ``idempotency_key_reused``.
 
@@ -718,6 +727,7 @@ def event_submit(
                     TableAlert.Kind.REFUSALS,
                     _declared_seats(current.events, besides=actor.seat),
                 )
+            remember_refusal(game, idempotency, refused)  # a retry gets it, counted once
         if refused is None:
             session_id, session_number = _open_session(game)
             snapshot = folding.advance_snapshot(engine, current.snapshot)

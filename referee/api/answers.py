@@ -21,6 +21,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from referee import conditional, folding
+from referee.api.problems import ProblemResponse
 from referee.corrections import Corrected, redacted
 from referee.idempotency import Rendered, Replay
 from referee.models import Correction, Event, Game
@@ -40,7 +41,10 @@ def respond(result: Result | Replay, render: Callable[[Result], Rendered]) -> Re
     """``result`` rendered, with the game's ``ETag`` (its version after the write); a
     ``Replay`` as it was stored, with ``Idempotent-Replayed: true``."""
     if isinstance(result, Replay):
-        return Response(result.body, status=result.status, headers={"Idempotent-Replayed": "true"})
+        replayed = {"Idempotent-Replayed": "true"}
+        if result.status >= 400:  # a refusal by the rules, kept for a retry
+            return ProblemResponse(result.body, headers=replayed)
+        return Response(result.body, status=result.status, headers=replayed)
     status, body = render(result)
     return Response(body, status=status, headers={"ETag": conditional.etag(result.game.version)})
 

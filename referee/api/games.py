@@ -31,7 +31,7 @@ from referee.api import serializers as s
 from referee.api.auth import CanUseGame, IsOrganiser, actor_of, can_access
 from referee.api.pagination import MAX_PAGE, BoundedPageNumberPagination
 from referee.api.plumbing import StrictSerializer, client_ident, join_client
-from referee.api.problems import PROBLEM_CONTENT_TYPE
+from referee.api.problems import PROBLEM_CONTENT_TYPE, referee_problem
 from referee.api.schema import (
     ETAG_HEADER,
     EXAMPLE_RECORD,
@@ -48,6 +48,7 @@ from referee.api.schema import (
     problems,
 )
 from referee.computer import computer_seats_setup
+from referee.engine.errors import RefereeError
 from referee.engine.records import replay_record
 from referee.idempotency import Idempotency, Rendered
 from referee.league import league
@@ -206,7 +207,13 @@ def _idempotency(
     # state (e.g. its own declared hand, R31), never replayed to another token or user.
     body = {"by": actor_of(request).label, "body": request.data}
     fingerprint = Idempotency.fingerprint_of(request.method or "", request.path, body)
-    return Idempotency(key, fingerprint, render)
+    return Idempotency(key, fingerprint, render, refuse=_refused)
+
+
+def _refused(error: RefereeError) -> Rendered:
+    """A refusal by the rules as the problem the API answers (kept for a retry)."""
+    body = referee_problem(error)
+    return int(body["status"]), body
 
 
 class GameMixin(APIView):

@@ -245,6 +245,9 @@ def declare(request: Any) -> HttpResponse:
             {"declare": True, "ticked": ticked} if status in {400, 403, 422} else {}
         )
         return views._answer(request, token, flash, status, **keep)
+    if (refused := views._replayed_refusal(result)) is not None:
+        flash, status = refused
+        return views._answer(request, token, flash, status, declare=True, ticked=ticked)
     flash = views._flash("ok", gettext("Your hand is entered. Only this phone shows it."))
     if isinstance(result, Replay):
         flash = views._accepted(result)

@@ -317,7 +317,18 @@ def _submit(
                 "pips": str(payload.get("pips", "")),
             }
         return _answer(request, token, flash, status, **keep)
+    if (refused := _replayed_refusal(result)) is not None:
+        return _answer(request, token, *refused)
     return _answer(request, token, _accepted(result), 201, state=_fresh_state(result))
+
+
+def _replayed_refusal(result: Any) -> tuple[dict[str, Any], int] | None:
+    """The flash and status of a retried tap that the rules refused the first time (kept
+    by ``_kept_refusal``), else ``None``."""
+    if not isinstance(result, Replay) or result.status < 400:
+        return None
+    body = result.body
+    return _flash("error", body["detail"], code=body["code"], rule=body["rule"]), result.status
 
 
 def _fresh_state(
@@ -455,7 +466,7 @@ def _idempotency(
     fingerprint = Idempotency.fingerprint_of(
         "POST", request.path, {**body, "version": data["version"]}
     )
-    return Idempotency(f"web:{data['key']}", fingerprint, _kept)
+    return Idempotency(f"web:{data['key']}", fingerprint, _kept, refuse=_kept_refusal)
 
 
 def _kept(result: Any) -> Rendered:
@@ -463,6 +474,13 @@ def _kept(result: Any) -> Rendered:
     the phone pages alone): the version its write made. A retried tap is told it counted
     once and drawn from the game as it is then, never from a stored state."""
     return 200, {"version": result.game.version}
+
+
+def _kept_refusal(error: RefereeError) -> Rendered:
+    """What the idempotency store keeps of a tap the rules refused: its status, code, rule
+    and message, shown again to a retried tap (``_submit``), which is not judged again."""
+    body = {"code": error.code, "rule": error.rule, "detail": referee_message(error)}
+    return (400 if error.malformed else 422), body
 
 
 def _wanted_modes(request: HtmxHttpRequest) -> dict[str, Any]:

@@ -262,13 +262,19 @@ def test_a_retry_is_answered_even_after_the_game_has_changed_version(led):
     assert retry.json() == first.json()
 
 
-def test_a_refused_move_is_not_remembered_under_its_key(led):
+def test_a_refused_move_is_remembered_under_its_key_and_replayed(led):
+    """The first answer is the refusal: a retry gets it again, judged and logged once (QA:
+    a phone resending a lost answer was counted as probing a declared hand each time,
+    R31). Another tap is another key."""
     refused = led.play(1, "1-2", **{"Idempotency-Key": "k-5"})
 
     again = led.play(1, "1-2", **{"Idempotency-Key": "k-5"})
 
     assert refused.status_code == again.status_code == 422
-    assert not IdempotencyRecord.objects.exists()
+    assert again.content == refused.content
+    assert again["Idempotent-Replayed"] == "true"
+    assert IdempotencyRecord.objects.get().status_code == 422
+    assert led.game.refused_events.count() == 1
 
 
 def test_an_idempotency_key_longer_than_255_characters_is_a_400(led):

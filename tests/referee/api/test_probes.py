@@ -415,3 +415,28 @@ def test_a_rejoined_phone_probes_again_once_its_window_has_ended_R31(in_play, li
     TableToken.objects.update(probes_until=timezone.now() - timedelta(seconds=1))
 
     assert in_play.play(2, "2-3", client=join(in_play, browser)).status_code == 201
+
+
+# -- a refusal retried with its Idempotency-Key -----------------------------------------
+# QA: a refused move sent again with the same key (a phone resending a lost answer) was
+# judged, logged and counted as a probe again: a phone on bad Wi-Fi was limited for one
+# mistake. The refusal is now kept under the key and replayed.
+
+
+def test_a_refused_move_retried_with_its_key_is_replayed_and_counted_once_R31(in_play, limit):
+    key = {"Idempotency-Key": f"probe-{uuid.uuid4()}"}
+    first = in_play.play(2, "5-6", client=in_play.scorekeeper, **key)
+    assert first.status_code == 422
+    assert first.json()["code"] == "tile_not_in_hand"
+
+    for _ in range(LIMIT + 2):  # more retries than the limit: none is a probe
+        retry = in_play.play(2, "5-6", client=in_play.scorekeeper, **key)
+        assert retry.status_code == 422
+        assert retry.content == first.content
+        assert retry["Content-Type"] == PROBLEM
+        assert retry["Idempotent-Replayed"] == "true"
+
+    token = TableToken.objects.get(key_hash__isnull=False, seat=None, revoked_at=None)
+    assert token.probes == 1
+    assert in_play.game.refused_events.count() == 1  # logged once
+    assert in_play.play(2, "2-3", client=in_play.scorekeeper).status_code == 201

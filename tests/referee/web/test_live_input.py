@@ -14,7 +14,7 @@ from django.test import Client
 from django.utils import translation
 
 from referee import services
-from referee.models import Game
+from referee.models import Game, TableToken
 from referee.web import selectors
 from referee.web.selectors import table_page
 from tests.referee.web.conftest import enter, live_events
@@ -377,3 +377,29 @@ def test_without_a_network_the_loopback_page_shows_no_qr_code(
     page = joined(game).get("/table/", HTTP_HOST="127.0.0.1:8000").content.decode()
     assert "This computer has no network address" in page
     assert 'class="qr"' not in page
+
+
+def test_a_refused_tap_resent_with_its_key_is_refused_again_counted_once_R31(
+    game: Game, joined, scorekeeper
+) -> None:
+    """QA: the page resends a tap whose answer was lost with the same key; a refusal of a
+    declared seat's tile was judged and counted as a probe of that hand each time (R31)."""
+    seat_1 = services.table_join(join_code=game.join_code, seat=1)[1]
+    hand = {"seat": 1, "tiles": ["3-6", "5-6", "0-0", "0-1", "0-2"]}
+    services.event_submit(
+        game_id=game.pk, kind="hand", payload=hand, actor=services.Actor(token=seat_1)
+    )
+    enter(game, scorekeeper(game), [{"seat": 0, "tile": "6-6"}])
+    client = joined(game)
+    game.refresh_from_db()
+    tap = {"version": game.version, "key": str(uuid.uuid4()), "seat": 1, "tile": "4-6"}
+
+    first = client.post("/table/move/", tap, headers=HTMX)
+    again = client.post("/table/move/", tap, headers=HTMX)
+
+    assert first.status_code == again.status_code == 422
+    assert flash(again) == flash(first)
+    assert flash(first)[0] == "error"  # type: ignore[index]
+    assert game.refused_events.count() == 1
+    token = TableToken.objects.get(game=game, seat=None, revoked_at=None, client_address__gt="")
+    assert token.probes == 1
