@@ -207,6 +207,13 @@ class Undone:
 
 
 @dataclass(frozen=True)
+class Closed:
+    """A game just closed (``game_close``): the game at its new version."""
+
+    game: Game
+
+
+@dataclass(frozen=True)
 class SessionChanged:
     """A sitting started or ended (R27): ``game`` at its new version and the ``session``."""
 
@@ -997,14 +1004,22 @@ def event_amend(
 
 @transaction.atomic
 def session_start(
-    *, game_id: Any, actor: Actor, precondition: Precondition | None = None
-) -> SessionChanged:
+    *,
+    game_id: Any,
+    actor: Actor,
+    precondition: Precondition | None = None,
+    idempotency: Idempotency[SessionChanged] | None = None,
+) -> SessionChanged | Replay:
     """Open a new sitting of the game (R27); an open one is ended first.
 
-    Returns the game at its new version and the new sitting. Raises ``seat_not_allowed``
-    (403) for a seat's phone, ``game_closed``, ``version_mismatch`` / ``precondition_failed``.
+    Returns the game at its new version and the new sitting, or the stored answer when
+    ``idempotency``'s key was seen (``Replay``: a retry opens no second sitting). Raises
+    ``seat_not_allowed`` (403) for a seat's phone, ``game_closed``, ``version_mismatch`` /
+    ``precondition_failed``.
     """
     game = _lock(game_id, actor)
+    if (replayed := replay_of(game, idempotency)) is not None:
+        return replayed
     actor.check_table_wide()
     _check_open(game, precondition, actor)
     GameSession.objects.filter(game=game, ended_at__isnull=True).update(ended_at=timezone.now())
@@ -1012,19 +1027,28 @@ def session_start(
     game.version += 1
     set_state(game, store.replace(state_of(game), session=session.number, session_id=session.pk))
     game.save(update_fields=["version", "state"])
-    return SessionChanged(game, session)
+    started = SessionChanged(game, session)
+    remember(game, idempotency, started)
+    return started
 
 
 @transaction.atomic
 def session_end(
-    *, game_id: Any, actor: Actor, precondition: Precondition | None = None
-) -> SessionChanged:
+    *,
+    game_id: Any,
+    actor: Actor,
+    precondition: Precondition | None = None,
+    idempotency: Idempotency[SessionChanged] | None = None,
+) -> SessionChanged | Replay:
     """End the open sitting; stones, CAMAT and next leader wait for the next one (R27).
 
-    Returns the game at its new version and the sitting ended. Raises ``session_state``
-    (409) when no session is open, and as ``session_start``.
+    Returns the game at its new version and the sitting ended, or a ``Replay`` as
+    ``session_start``. Raises ``session_state`` (409) when no session is open, and as
+    ``session_start``.
     """
     game = _lock(game_id, actor)
+    if (replayed := replay_of(game, idempotency)) is not None:
+        return replayed
     actor.check_table_wide()
     _check_open(game, precondition, actor)
     session = GameSession.objects.filter(game=game, ended_at__isnull=True).first()
@@ -1035,19 +1059,31 @@ def session_end(
     game.version += 1
     set_state(game, store.replace(state_of(game), session=None, session_id=None))
     game.save(update_fields=["version", "state"])
-    return SessionChanged(game, session)
+    ended = SessionChanged(game, session)
+    remember(game, idempotency, ended)
+    return ended
 
 
 @transaction.atomic
-def game_close(*, game_id: Any, actor: Actor, precondition: Precondition | None = None) -> Game:
+def game_close(
+    *,
+    game_id: Any,
+    actor: Actor,
+    precondition: Precondition | None = None,
+    idempotency: Idempotency[Closed] | None = None,
+) -> Closed | Replay:
     """Close the game: no more events; its record and result stay readable.
 
-    The organiser's only, on the version they saw (``If-Match``). Raises
-    ``organiser_only`` (403), ``precondition_required`` (428) without a version from
-    ``If-Match``, ``precondition_failed`` (412) for a stale one, ``game_closed`` (409).
+    The organiser's only, on the version they saw (``If-Match``). Returns the closed game
+    (``Closed``), or the stored answer when ``idempotency``'s key was seen (``Replay``: a
+    retried close gets its first answer, not ``game_closed``). Raises ``organiser_only``
+    (403), ``precondition_required`` (428) without a version from ``If-Match``,
+    ``precondition_failed`` (412) for a stale one, ``game_closed`` (409).
     """
     _check_organiser(actor)
     game = _lock(game_id, actor)
+    if (replayed := replay_of(game, idempotency)) is not None:
+        return replayed
     _check_open(game, precondition, actor)  # a failing If-Match/If-None-Match: 412 first
     if precondition is None or not precondition.names_a_version_by_header:
         raise PreconditionRequired()  # the version they saw, as If-Match
@@ -1058,7 +1094,9 @@ def game_close(*, game_id: Any, actor: Actor, precondition: Precondition | None 
     game.version += 1
     set_state(game, store.replace(state_of(game), session=None, session_id=None))
     game.save(update_fields=["status", "closed_at", "version", "state"])
-    return game
+    closed = Closed(game)
+    remember(game, idempotency, closed)
+    return closed
 
 
 # -- helpers ---------------------------------------------------------------------------

@@ -20,12 +20,12 @@ from typing import Any, Protocol, TypeVar
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from referee import conditional, folding
+from referee import conditional, folding, selectors
 from referee.api.problems import ProblemResponse
 from referee.corrections import Corrected, redacted
 from referee.idempotency import Rendered, Replay
 from referee.models import Correction, Event, Game
-from referee.services import Submitted, Undone
+from referee.services import Closed, SessionChanged, Submitted, Undone
 from referee.verification import Verified, verification_dict
 
 
@@ -73,6 +73,28 @@ def submitted(result: Submitted) -> Rendered:
         "effects": result.effect.to_dict(),
         "state": result.state,
     }
+
+
+def session_started(result: SessionChanged) -> Rendered:
+    """201 ``{"number", "started_at"}``: the sitting started (R27)."""
+    session = result.session
+    return 201, {"number": session.number, "started_at": _when(session.started_at)}
+
+
+def session_ended(result: SessionChanged) -> Rendered:
+    """200 ``{"number", "started_at", "ended_at"}``: the sitting ended (R27)."""
+    session = result.session
+    ended = session.ended_at
+    return 200, {
+        "number": session.number,
+        "started_at": _when(session.started_at),
+        "ended_at": _when(ended) if ended is not None else None,
+    }
+
+
+def closed(result: Closed) -> Rendered:
+    """200: the closed game's state."""
+    return 200, selectors.game_state_for(result.game)
 
 
 def undone(result: Undone) -> Rendered:

@@ -778,20 +778,19 @@ class SessionStartView(GameMixin, APIView):
         description="Start a sitting (R27); an open one is ended first. Stones, the CAMAT and "
         "the next leader carry over.",
         request=None,
-        parameters=[IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
+        parameters=[*WRITE_HEADERS, IF_NONE_MATCH_WRITE_HEADER],
         responses={201: SessionDocument, **problems(409, 412)},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
+        render = answers.once(answers.session_started)
         started = services.session_start(
-            game_id=game.pk, actor=actor_of(request), precondition=_precondition(request, {})
+            game_id=game.pk,
+            actor=actor_of(request),
+            precondition=_precondition(request, {}),
+            idempotency=_idempotency(request, render),
         )
-        session = started.session
-        return Response(
-            {"number": session.number, "started_at": session.started_at},
-            status=status.HTTP_201_CREATED,
-            headers={"ETag": conditional.etag(started.game.version)},
-        )
+        return answers.respond(started, render)
 
 
 class SessionEndView(GameMixin, APIView):
@@ -801,23 +800,19 @@ class SessionEndView(GameMixin, APIView):
         summary="End the session",
         description="Ends the open sitting (R27); the game stays open for the next one.",
         request=None,
-        parameters=[IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
+        parameters=[*WRITE_HEADERS, IF_NONE_MATCH_WRITE_HEADER],
         responses={200: SessionDocument, **problems(409, 412)},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
+        render = answers.once(answers.session_ended)
         ended = services.session_end(
-            game_id=game.pk, actor=actor_of(request), precondition=_precondition(request, {})
+            game_id=game.pk,
+            actor=actor_of(request),
+            precondition=_precondition(request, {}),
+            idempotency=_idempotency(request, render),
         )
-        session = ended.session
-        return Response(
-            {
-                "number": session.number,
-                "started_at": session.started_at,
-                "ended_at": session.ended_at,
-            },
-            headers={"ETag": conditional.etag(ended.game.version)},
-        )
+        return answers.respond(ended, render)
 
 
 class GameCloseView(GameMixin, APIView):
@@ -829,15 +824,19 @@ class GameCloseView(GameMixin, APIView):
         "they saw: `If-Match` with the state's ETag is required (428 "
         "`precondition_required` without it, 412 when stale).",
         request=None,
-        parameters=[IF_MATCH_HEADER, IF_NONE_MATCH_WRITE_HEADER],
+        parameters=[*WRITE_HEADERS, IF_NONE_MATCH_WRITE_HEADER],
         responses={200: STATE, **problems(409, 412, 428)},
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        game = services.game_close(
-            game_id=game.pk, actor=actor_of(request), precondition=_precondition(request, {})
+        render = answers.once(answers.closed)
+        closed = services.game_close(
+            game_id=game.pk,
+            actor=actor_of(request),
+            precondition=_precondition(request, {}),
+            idempotency=_idempotency(request, render),
         )
-        return Response(selectors.game_state_for(game), headers={"ETag": f'"{game.version}"'})
+        return answers.respond(closed, render)
 
 
 class GameTokensView(GameMixin, APIView):

@@ -319,6 +319,7 @@ def sitting(request: HttpRequest, game: Game, action: str) -> HttpResponse:
                 game_id=game.pk, actor=_actor(request), precondition=precondition
             )
             text = gettext("Sitting %(number)s has ended.")
+        assert isinstance(changed, services.SessionChanged)  # no key sent: never a replay
     except (RefereeError, ServiceError) as error:
         refusal, status = _refusal(error, game)
         return _render_manage(request, game, refusal=refusal, status=status)

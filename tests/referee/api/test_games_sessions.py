@@ -241,3 +241,44 @@ def test_event_positions_have_no_gaps_whatever_sessions_and_corrections_did(tabl
         (2, True),
     ]
     assert table.state()["version"] == 7  # 3 sittings, 3 events, 1 undo
+
+
+# -- retried with an Idempotency-Key (QA: a retried start opened a second sitting, a
+# retried close was 409 game_closed) -----------------------------------------------------
+
+
+def test_a_retried_session_start_opens_one_sitting_and_answers_the_first_answer_R27(table):
+    key = {"Idempotency-Key": "start-1"}
+    first = table.post("sessions/", client=table.organiser, **key)
+    retry = table.post("sessions/", client=table.organiser, **key)
+
+    assert first.status_code == retry.status_code == 201
+    assert retry.content == first.content
+    assert retry["Idempotent-Replayed"] == "true"
+    assert table.game.sessions.count() == 1
+    assert table.state()["version"] == int(first["ETag"].strip('"'))
+
+
+def test_a_retried_session_end_answers_the_first_answer_not_session_state_R27(table):
+    table.accept(table.play(0, "6-6"))  # the first move opened sitting 1
+    key = {"Idempotency-Key": "end-1"}
+    first = table.post("sessions/end/", client=table.organiser, **key)
+    retry = table.post("sessions/end/", client=table.organiser, **key)
+
+    assert first.status_code == retry.status_code == 200
+    assert retry.content == first.content
+    assert first.json()["ended_at"]
+
+
+def test_a_retried_close_answers_the_first_answer_not_game_closed(table):
+    version = table.state()["version"]
+    headers = {"If-Match": f'"{version}"', "Idempotency-Key": "close-1"}
+    first = table.post("close/", client=table.organiser, **headers)
+    retry = table.post("close/", client=table.organiser, **headers)
+
+    assert first.status_code == retry.status_code == 200
+    assert retry.content == first.content
+    assert first.json()["status"] == "closed"
+    other = table.post("close/", client=table.organiser, **{**headers, "Idempotency-Key": "2"})
+    assert other.status_code == 409  # a new request on the closed game: game_closed
+    assert other.json()["code"] == "game_closed"
