@@ -98,18 +98,7 @@ def remember(game: Game, idempotency: Idempotency[Result] | None, result: Result
     """
     if idempotency is None:
         return
-    status, body = idempotency.render(result)
-    try:
-        with transaction.atomic():
-            IdempotencyRecord.objects.create(
-                scope=scope_of(game),
-                key=idempotency.key,
-                fingerprint=idempotency.fingerprint,
-                status_code=status,
-                body=body,
-            )
-    except IntegrityError:  # pragma: no cover - the game lock makes this unreachable
-        raise IdempotencyKeyReused() from None
+    _store(game, idempotency, idempotency.render(result))
 
 
 def remember_refusal(game: Game, idempotency: Idempotency[Any] | None, error: RefereeError) -> None:
@@ -121,12 +110,20 @@ def remember_refusal(game: Game, idempotency: Idempotency[Any] | None, error: Re
     to render it."""
     if idempotency is None or idempotency.refuse is None:
         return
-    status, body = idempotency.refuse(error)
-    with transaction.atomic():
-        IdempotencyRecord.objects.create(
-            scope=scope_of(game),
-            key=idempotency.key,
-            fingerprint=idempotency.fingerprint,
-            status_code=status,
-            body=body,
-        )
+    _store(game, idempotency, idempotency.refuse(error))
+
+
+def _store(game: Game, idempotency: Idempotency[Any], answer: Rendered) -> None:
+    """Keep ``answer`` under ``idempotency``'s key in ``game``'s scope (the lock held)."""
+    status, body = answer
+    try:
+        with transaction.atomic():
+            IdempotencyRecord.objects.create(
+                scope=scope_of(game),
+                key=idempotency.key,
+                fingerprint=idempotency.fingerprint,
+                status_code=status,
+                body=body,
+            )
+    except IntegrityError:  # pragma: no cover - the game lock makes this unreachable
+        raise IdempotencyKeyReused() from None

@@ -770,6 +770,25 @@ def _visible_payload(event: Event, viewer: int | None, viewer_label: str) -> dic
     return event.payload
 
 
+def _bodiless_write(
+    request: Request,
+    game: Game,
+    service: Callable[..., Any],
+    render_result: Callable[[Any], Rendered],
+) -> Response:
+    """A write that takes no body (a sitting started or ended, the game closed): the
+    service under the request's preconditions and ``Idempotency-Key``, its result
+    rendered by ``render_result`` (or the answer kept for the key)."""
+    render = answers.once(render_result)
+    result = service(
+        game_id=game.pk,
+        actor=actor_of(request),
+        precondition=_precondition(request, {}),
+        idempotency=_idempotency(request, render),
+    )
+    return answers.respond(result, render)
+
+
 class SessionStartView(GameMixin, APIView):
     @extend_schema(
         operation_id="games_sessions_start",
@@ -783,14 +802,7 @@ class SessionStartView(GameMixin, APIView):
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        render = answers.once(answers.session_started)
-        started = services.session_start(
-            game_id=game.pk,
-            actor=actor_of(request),
-            precondition=_precondition(request, {}),
-            idempotency=_idempotency(request, render),
-        )
-        return answers.respond(started, render)
+        return _bodiless_write(request, game, services.session_start, answers.session_started)
 
 
 class SessionEndView(GameMixin, APIView):
@@ -805,14 +817,7 @@ class SessionEndView(GameMixin, APIView):
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        render = answers.once(answers.session_ended)
-        ended = services.session_end(
-            game_id=game.pk,
-            actor=actor_of(request),
-            precondition=_precondition(request, {}),
-            idempotency=_idempotency(request, render),
-        )
-        return answers.respond(ended, render)
+        return _bodiless_write(request, game, services.session_end, answers.session_ended)
 
 
 class GameCloseView(GameMixin, APIView):
@@ -829,14 +834,7 @@ class GameCloseView(GameMixin, APIView):
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        render = answers.once(answers.closed)
-        closed = services.game_close(
-            game_id=game.pk,
-            actor=actor_of(request),
-            precondition=_precondition(request, {}),
-            idempotency=_idempotency(request, render),
-        )
-        return answers.respond(closed, render)
+        return _bodiless_write(request, game, services.game_close, answers.closed)
 
 
 class GameTokensView(GameMixin, APIView):
