@@ -371,6 +371,7 @@ def run_open_loop(
         f"p50 {r['p50_ms']:.1f} p95 {r['p95_ms']:.1f} p99 {r['p99_ms']:.1f} ms, "
         f"late {r['late']}, errors {r['errors']} ({time.perf_counter() - started:.0f} s)"
     )
+    say(f"open loop: {report.stall_line(r)}")
     return r
 
 

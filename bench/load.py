@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import resource
 import sys
@@ -207,6 +208,7 @@ class Tally:
     """Latencies (seconds) of the timed requests, and every failure met."""
 
     latencies: list[float] = field(default_factory=list)
+    due: list[float] = field(default_factory=list)  # when each timed request was due
     errors: list[str] = field(default_factory=list)
     reconnects: int = 0
 
@@ -236,6 +238,7 @@ async def _timed(
         tally.fail(f"{method} {path}: {type(error).__name__}: {error}")
         return None
     tally.latencies.append(time.perf_counter() - start)
+    tally.due.append(start)
     if answer.status != ok:
         tally.fail(f"{method} {path}: HTTP {answer.status}: {answer.body[:300]!r}")
         return None
@@ -396,6 +399,37 @@ async def _verify(host: str, port: int, tables: list[Table]) -> tuple[int, list[
     return same, problems
 
 
+def timeline(due: list[float], latencies: list[float], start: float) -> list[list[float]]:
+    """Per whole second of the run (by when each request was due): ``[second, requests,
+    p99 ms, max ms]`` — where the stalls of a run are, not only how long its tail is."""
+    seconds: dict[int, list[float]] = {}
+    for at, latency in zip(due, latencies, strict=True):
+        seconds.setdefault(int(at - start), []).append(latency)
+    rows = []
+    for second in sorted(seconds):
+        values = sorted(seconds[second])
+        p99 = values[min(len(values) - 1, int(0.99 * len(values)))]
+        rows.append([second, len(values), round(p99 * 1e3, 1), round(values[-1] * 1e3, 1)])
+    return rows
+
+
+def wal_and_checkpoints() -> dict[str, int] | None:
+    """PostgreSQL's WAL position (bytes) and checkpoint counts, from ``DATABASE_URL`` (the
+    server's database, given by ``python -m bench``); None without it."""
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        return None
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn, checkpoints_timed, checkpoints_req"
+            " FROM pg_stat_bgwriter"
+        ).fetchone()
+    assert row is not None
+    return {"wal_bytes": int(row[0]), "checkpoints": int(row[1]) + int(row[2])}
+
+
 def _cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
@@ -438,6 +472,7 @@ async def run(
                 "requests": 0,
             }
     server_before = server_cpu_seconds(server_pid, database) if server_pid else None
+    wal_before = wal_and_checkpoints()
     cpu_before, start = _cpu_seconds(), time.perf_counter()
     late = 0
     if mode == "moves":
@@ -457,6 +492,7 @@ async def run(
         await _baseline(host, int(port), table_list, tally, keep_alive=keep_alive)
     wall = time.perf_counter() - start
     cpu = _cpu_seconds() - cpu_before
+    wal_after = wal_and_checkpoints()
     server_spent: dict[str, Any] = {}
     if server_before is not None and server_pid:
         server_spent = cpu_spent(server_before, server_cpu_seconds(server_pid, database))
@@ -475,12 +511,17 @@ async def run(
         "keep_alive": keep_alive,
         **server_spent,
     }
+    if wal_before and wal_after:
+        # WAL written by the whole server while the clock ran (this run is alone on it).
+        result["wal_bytes"] = wal_after["wal_bytes"] - wal_before["wal_bytes"]
+        result["checkpoints"] = wal_after["checkpoints"] - wal_before["checkpoints"]
     if mode == "open":
         result.update(
             period_seconds=period,
             run_seconds=seconds,
             offered_per_second=tables / period,
             late=late,
+            timeline=timeline(tally.due, tally.latencies, start),
         )
     if mode == "moves":
         same, problems = await _verify(host, int(port), table_list)

@@ -38,7 +38,8 @@ def merge_runs(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Several load runs of one mode as one: requests, time, errors and latencies added up."""
     merged = dict(runs[0])
     for key in ("requests", "expected_requests", "wall_seconds", "load_cpu_seconds", "errors",
-                "reconnects", "workers_cpu_seconds", "postgres_cpu_seconds"):  # fmt: skip
+                "reconnects", "workers_cpu_seconds", "postgres_cpu_seconds", "wal_bytes",
+                "checkpoints"):  # fmt: skip
         merged[key] = sum(run.get(key) or 0 for run in runs)
     merged["latencies"] = [value for run in runs for value in run.get("latencies") or []]
     merged["error_samples"] = [s for run in runs for s in run.get("error_samples") or []][:5]
@@ -67,6 +68,8 @@ def summarise_load(raw: dict[str, Any]) -> dict[str, Any]:
             "load_cpu_seconds",
             "runs",
             "cpu_seconds_each_worker",
+            "checkpoints",
+            "timeline",
         )
         if key in raw
     }
@@ -77,6 +80,7 @@ def summarise_load(raw: dict[str, Any]) -> dict[str, Any]:
         workers_cpu_ms=workers_ms,
         postgres_cpu_ms=postgres_ms,
         server_cpu_ms=workers_ms + postgres_ms,
+        wal_bytes_per_request=(raw["wal_bytes"] / max(requests, 1)) if "wal_bytes" in raw else None,
         wall_seconds=wall,
         per_second=(raw.get("requests") or 0) / wall,
         p50_ms=percentile(latencies, 0.50) * 1e3,
@@ -381,6 +385,7 @@ def _load(results: dict[str, Any]) -> list[str]:
         "max ms",
         "errors",
         "server CPU ms / req",
+        "WAL B / req",
         "load CPU s",
     ]
     rows = []
@@ -399,10 +404,11 @@ def _load(results: dict[str, Any]) -> list[str]:
                     _f(r["max_ms"]),
                     _f(r["errors"]),
                     f"{_f(r.get('workers_cpu_ms'), 2)} + {_f(r.get('postgres_cpu_ms'), 2)} PG",
+                    _f(r.get("wal_bytes_per_request"), 0),
                     _f(r.get("load_cpu_seconds"), 2),
                 ]
             )
-    lines += _table(head, rows, "rlrrrrrrrrr")
+    lines += _table(head, rows, "rlrrrrrrrrrr")
     head = [
         "tables",
         "rounds a game",
@@ -471,9 +477,11 @@ def _open_loop(o: dict[str, Any], within: dict[str, Any] | None = None) -> list[
         "",
     ]
     head = ["offered /s", "achieved /s", "requests", "p50 ms", "p95 ms", "p99 ms", "max ms"]
-    head += ["late", "errors", "server CPU ms / req", "load CPU s"]
+    head += ["late", "errors", "server CPU ms / req", "WAL B / move", "checkpoints"]
+    head += ["worst second's p99 ms", "load CPU s"]
     rows = [_open_loop_row(r) for r in (o, within) if r]
     lines += _table(head, rows, "r" * len(head))
+    lines += _stalls([r for r in (o, within) if r])
     samples = [*(o.get("error_samples") or []), *((within or {}).get("error_samples") or [])]
     if samples:
         lines += ["First errors:", ""] + [f"- `{p}`" for p in samples[:5]] + [""]
@@ -492,8 +500,40 @@ def _open_loop_row(o: dict[str, Any]) -> list[str]:
         _f(o["late"]),
         _f(o["errors"]),
         f"{_f(o.get('workers_cpu_ms'), 2)} + {_f(o.get('postgres_cpu_ms'), 2)} PG",
+        _f(o.get("wal_bytes_per_request"), 0),
+        _f(o.get("checkpoints")),
+        _f(max((row[2] for row in o.get("timeline") or []), default=None)),
         _f(o.get("load_cpu_seconds"), 2),
     ]
+
+
+STALL_MS = 100.0
+
+
+def stall_line(o: dict[str, Any]) -> str:
+    """One open-loop run's WAL a move, checkpoints and slow seconds, for the console."""
+    slow = [row for row in o.get("timeline") or [] if row[2] > STALL_MS]
+    seconds = ", ".join(f"{row[0]} s {row[2]:g} ms" for row in slow) or "none"
+    return (
+        f"WAL {_f(o.get('wal_bytes_per_request'), 0)} B a move, {_f(o.get('checkpoints'))} "
+        f"checkpoints; seconds with p99 over {STALL_MS:g} ms: {seconds}"
+    )
+
+
+def _stalls(runs: Sequence[dict[str, Any]]) -> list[str]:
+    """The seconds of each open-loop run whose p99 was over the target: when the tail
+    came (a stall of a few seconds, or all along)."""
+    lines = []
+    for o in runs:
+        slow = [row for row in o.get("timeline") or [] if row[2] > STALL_MS]
+        seconds = len(o.get("timeline") or [])
+        text = ", ".join(f"{row[0]} s ({_f(row[2])} ms)" for row in slow[:12])
+        more = f" and {len(slow) - 12} more" if len(slow) > 12 else ""
+        lines.append(
+            f"- At {_f(o['offered_per_second'])} moves/s: {len(slow)} of {seconds} seconds had "
+            f"a p99 over {STALL_MS:g} ms" + (f": {text}{more}." if slow else ".")
+        )
+    return lines + [""] if lines else []
 
 
 def _connection_text(server: dict[str, Any]) -> str:
@@ -526,7 +566,11 @@ def _core(core: dict[str, Any]) -> list[str]:
         "",
     ]
     rows = [
-        [_f(p["rounds"]), _f(p["seconds_per_record"] * 1e3, 2), _f(p["microseconds_per_round"], 0)]
+        [
+            _f(p["rounds"]),
+            _f(p["seconds_per_record"] * 1e3, 2),
+            _f(p["microseconds_per_round"], 0),
+        ]
         for p in g["points"]
     ]
     lines += _table(["rounds in a record", "ms per record", "µs per round"], rows)
@@ -578,7 +622,12 @@ def _league(league: dict[str, Any]) -> list[str]:
         "",
     ]
     builds = [
-        [_f(lg["rounds"]), _f(lg["rounds"] * 5), _f(lg["player_rows"]), _f(lg["build_seconds"], 1)]
+        [
+            _f(lg["rounds"]),
+            _f(lg["rounds"] * 5),
+            _f(lg["player_rows"]),
+            _f(lg["build_seconds"], 1),
+        ]
         for lg in league["leagues"]
     ]
     lines += _table(
