@@ -356,6 +356,7 @@ def game_import(
         GameState(
             snapshot=snapshot,
             next_position=len(entries),
+            sittings=0,  # an imported record's rounds belong to no sitting
             substitutes=substitutes,
             current=current,
         ),
@@ -754,6 +755,7 @@ def event_submit(
                     next_position=position + 1,
                     session=session_number,
                     session_id=session_id,
+                    sittings=session_number,  # the open sitting is the last one begun
                     # The round the next fold resumes at, for the version written now.
                     current=_next_round_cache(game.version + 1, snapshot, current, new),
                 ),
@@ -860,7 +862,10 @@ def _submit_at_version(
     Returns what was stored and caused (``Submitted``, the game at its new version). Otherwise
     the locked path decides, as if this had not been tried: with ``_Folded`` (its fold,
     to reuse at the same version) when the event is accepted but settles a round (the
-    league writes its rows in the same transaction) or opens a sitting (R27); with
+    league writes its rows in the same transaction) or opens a sitting where the row does
+    not know how many there were or the database cannot reserve its id (R27; on
+    PostgreSQL a sitting's first move opens it in its one statement, a second before it
+    to reserve the id); with
     ``None`` when the game is closed or the precondition does not admit its version (the
     locked path raises the error with the current state), the rules core refuses the
     event (the locked path logs the refusal, R31 probes included), or another write came
@@ -882,8 +887,18 @@ def _submit_at_version(
         effect = folding.apply_event(engine, kind, payload)
     except RefereeError:
         return None
-    if effect.settled or state.session is None or state.session_id is None:
+    if effect.settled:
         return _Folded(read_version, current, engine, effects, effect)
+    opens: store.Sitting | None = None
+    session_id, session = state.session_id, state.session
+    if session is None or session_id is None:
+        # The sitting's first move opens it (R27), in the same statement when the row
+        # knows how many sittings there were and the database reserves the new one's id.
+        reserved = store.reserve_sitting_id() if state.sittings is not None else None
+        if state.sittings is None or reserved is None:
+            return _Folded(read_version, current, engine, effects, effect)
+        opens = store.Sitting(reserved, state.sittings + 1, timezone.now())
+        session_id, session = opens.id, opens.number
     snapshot = folding.advance_snapshot(engine, current.snapshot)
     position = _next_position(game)
     new = store.CachedEvent(position, kind, payload, effect.round, actor.label)
@@ -903,16 +918,20 @@ def _submit_at_version(
         kind=kind,
         payload=payload,
         round_number=effect.round,
-        session_id=state.session_id,
+        session_id=session_id,
         entered_by=actor.label,
         state=store.replace(
             state,
             snapshot=snapshot,
             next_position=position + 1,
+            session=session,
+            session_id=session_id,
+            sittings=session if opens is not None else state.sittings,
             current=_next_round_cache(read_version + 1, snapshot, current, new),
         ),
         expected_version=read_version,
         answer=answer,
+        opens=opens,
     )
     if stored is None:
         return None
@@ -1025,7 +1044,12 @@ def session_start(
     GameSession.objects.filter(game=game, ended_at__isnull=True).update(ended_at=timezone.now())
     session = GameSession.objects.create(game=game, number=game.sessions.count() + 1)
     game.version += 1
-    set_state(game, store.replace(state_of(game), session=session.number, session_id=session.pk))
+    set_state(
+        game,
+        store.replace(
+            state_of(game), session=session.number, session_id=session.pk, sittings=session.number
+        ),
+    )
     game.save(update_fields=["version", "state"])
     started = SessionChanged(game, session)
     remember(game, idempotency, started)

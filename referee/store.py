@@ -50,7 +50,14 @@ from django.utils import timezone
 
 from referee import folding
 from referee.engine import RuleSet
-from referee.models import Event, Game, IdempotencyRecord, StoredJSONField, TableToken
+from referee.models import (
+    Event,
+    Game,
+    GameSession,
+    IdempotencyRecord,
+    StoredJSONField,
+    TableToken,
+)
 
 _M = TypeVar("_M", bound=models.Model)
 
@@ -60,12 +67,14 @@ __all__ = [
     "CurrentRound",
     "GameState",
     "RoundCache",
+    "Sitting",
     "append_event",
     "current_round",
     "live_token",
     "live_token_window",
     "lock",
     "replace",
+    "reserve_sitting_id",
     "rules_of",
     "set_state",
     "state_of",
@@ -153,6 +162,8 @@ class GameState:
     ``snapshot``: ``{"round", "rounds_played", "standing"}`` (``folding.advance_snapshot``);
     ``next_position``: the next event's position (one past the last ever stored);
     ``session`` / ``session_id``: the open sitting's number and id (R27), or ``None``;
+    ``sittings``: how many sittings the game has had (the last one's number), or ``None``
+    when the row does not know (rows written before it was kept: counted under the lock);
     ``substitutes``: ``[[round, seat, name, player], …]`` of the live substitutes (R38);
     ``computer_seats``: ``{"<seat>": strategy}`` (R39);
     ``current``: the current round's cache (``RoundCache``), or ``None``;
@@ -164,6 +175,7 @@ class GameState:
     next_position: int | None = None
     session: int | None = None
     session_id: int | None = None
+    sittings: int | None = None
     substitutes: tuple[tuple[Any, ...], ...] = ()
     computer_seats: dict[str, str] = field(default_factory=dict)
     current: RoundCache | None = None
@@ -172,7 +184,7 @@ class GameState:
     @classmethod
     def initial(cls, rules: RuleSet) -> GameState:
         """A new game's state: no event, every stone on the table (R22)."""
-        return cls(snapshot=folding.initial_snapshot(rules), next_position=0)
+        return cls(snapshot=folding.initial_snapshot(rules), next_position=0, sittings=0)
 
     @classmethod
     def from_json(cls, data: dict[str, Any], rules: RuleSet | None = None) -> GameState:
@@ -185,6 +197,7 @@ class GameState:
             next_position=data.get("next_position"),
             session=data.get("session"),
             session_id=data.get("session_id"),
+            sittings=data.get("sittings"),
             substitutes=tuple(tuple(s) for s in data.get("substitutes") or ()),
             computer_seats=dict(data.get("computer_seats") or {}),
             current=RoundCache.from_json(current) if current else None,
@@ -199,6 +212,8 @@ class GameState:
             "session_id": self.session_id,
             "substitutes": [list(s) for s in self.substitutes],
         }
+        if self.sittings is not None:
+            data["sittings"] = self.sittings
         if self.computer_seats:
             data["computer_seats"] = dict(self.computer_seats)
         if self.current is not None:
@@ -461,7 +476,7 @@ WITH moved AS (
     UPDATE {game} SET version = %s, state = %s::json
     WHERE id = %s AND version = %s AND revocations = %s AND status = %s
     RETURNING id
-), new_event AS (
+){sitting}, new_event AS (
     INSERT INTO {event} (game_id, position, kind, payload, round_number, session_id,
                          entered_by, created_at, revoked_by_id)
     SELECT id, %s::int, %s::varchar, %s::jsonb, %s::int, %s::bigint, %s::varchar,
@@ -471,11 +486,45 @@ WITH moved AS (
 SELECT id FROM new_event
 """
 
+# A sitting's first move opens it in the same statement (R27), with the id reserved for it
+# (``reserve_sitting_id``): the state written with the game names it. Another sitting
+# opened meanwhile moved the version on (nothing is written) or violates one of the
+# sittings' unique constraints (the whole statement is undone).
+_SITTING_SQL = """, opened AS (
+    INSERT INTO {session} (id, game_id, number, started_at, ended_at)
+    SELECT %s::bigint, id, %s::int, %s::timestamptz, NULL::timestamptz FROM moved
+)"""
+
 _REMEMBER_SQL = """, remembered AS (
     INSERT INTO {record} (scope, key, fingerprint, status_code, body, created_at)
     SELECT %s::varchar, %s::varchar, %s::varchar, %s::int, %s::json, %s::timestamptz
     FROM moved
 )"""
+
+
+@dataclass(frozen=True, slots=True)
+class Sitting:
+    """A sitting to open with a move (R27): ``GameSession``'s reserved id, its number
+    (one more than ``GameState.sittings``) and when it starts (the move's time)."""
+
+    id: int
+    number: int
+    started_at: datetime
+
+
+def reserve_sitting_id() -> int | None:
+    """A new sitting's id, taken from its sequence before its row is written, so that a
+    sitting's first move can be stored in one statement with it (``append_event``'s
+    ``opens``). ``None`` where that is not done (SQLite: the locked path opens it). An id
+    reserved but not used leaves a gap, as a rolled-back insert does."""
+    if connection.vendor != "postgresql":
+        return None
+    sql = "SELECT nextval(pg_get_serial_sequence(%s, 'id'))"
+    with _prepared_cursor() as cursor:
+        cursor.execute(sql, [GameSession._meta.db_table])
+        row = cursor.fetchone()
+    assert row is not None
+    return int(row[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -501,6 +550,7 @@ def append_event(
     state: GameState,
     expected_version: int | None = None,
     answer: Callable[[Event], Answer | None] | None = None,
+    opens: Sitting | None = None,
 ) -> Event | None:
     """Store an accepted event at ``position`` and the game at its next version and ``state``.
 
@@ -515,7 +565,13 @@ def append_event(
     locked path). ``answer(event)``, called once the game row holds the new version and
     state, gives the idempotent answer to store in the same statement (``None``: none);
     if its key was stored meanwhile, nothing is written either (``None``).
+
+    ``opens`` (with ``expected_version``, on PostgreSQL; ``session_id`` is its id and
+    ``state`` names it as the open sitting): the sitting this event opens (R27), inserted
+    in the same statement; if it cannot be (another sitting was opened meanwhile),
+    nothing is written (``None``).
     """
+    assert opens is None or (expected_version is not None and session_id == opens.id)
     event = Event(
         game=game,
         position=position,
@@ -534,7 +590,7 @@ def append_event(
         assert remembered is None, "the locked path stores its answer itself"
         _append_locked(game, event)
         return event
-    if _append_at_version(game, event, expected_version, remembered):
+    if _append_at_version(game, event, expected_version, remembered, opens):
         return event
     game.version, game.state = before[0], before[1]
     if before[2] is not None:
@@ -562,10 +618,11 @@ def _append_locked(game: Game, event: Event) -> None:
 
 
 def _append_at_version(
-    game: Game, event: Event, expected_version: int, answer: Answer | None
+    game: Game, event: Event, expected_version: int, answer: Answer | None, opens: Sitting | None
 ) -> bool:
     """The compare-and-set write of ``append_event``: whether it was applied."""
     if connection.vendor != "postgresql":
+        assert opens is None, "reserve_sitting_id reserves none here"
         try:
             with transaction.atomic():
                 moved = Game.objects.filter(
@@ -596,8 +653,12 @@ def _append_at_version(
         expected_version,
         game.revocations,
         Game.Status.OPEN.value,
-        *_event_values(event),
     ]
+    sitting = ""
+    if opens is not None:
+        sitting = _SITTING_SQL.format(session=quote(GameSession._meta.db_table))
+        params += [opens.id, opens.number, opens.started_at]
+    params += _event_values(event)
     remember = ""
     if answer is not None:
         remember = _REMEMBER_SQL.format(record=quote(IdempotencyRecord._meta.db_table))
@@ -610,7 +671,10 @@ def _append_at_version(
             event.created_at,
         ]
     sql = _APPEND_AT_VERSION_SQL.format(
-        game=quote(Game._meta.db_table), event=quote(Event._meta.db_table), remember=remember
+        game=quote(Game._meta.db_table),
+        event=quote(Event._meta.db_table),
+        sitting=sitting,
+        remember=remember,
     )
     try:
         # In a transaction (a test's, a caller's) a savepoint keeps a refused key's error
@@ -619,7 +683,7 @@ def _append_at_version(
             with _prepared_cursor() as cursor:
                 cursor.execute(sql, params)
                 row = cursor.fetchone()
-    except IntegrityError:  # the key was stored meanwhile: its retry replays it
+    except IntegrityError:  # the key was stored, or a sitting opened, meanwhile
         return False
     if row is None:  # the game moved on (or closed) since it was read
         return False

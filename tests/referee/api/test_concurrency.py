@@ -22,7 +22,7 @@ from rest_framework.test import APIClient
 from referee import services
 from referee.engine import Tile
 from referee.engine.records import replay_record
-from referee.models import Event, Game, IdempotencyRecord, RefusedEvent
+from referee.models import Event, Game, GameSession, IdempotencyRecord, RefusedEvent
 from tests.referee.conftest import without_verification
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -96,6 +96,10 @@ def spelled(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**m, "tile": str(Tile.parse(m["tile"]))} if "tile" in m else m for m in moves]
 
 
+def sitting_numbers(game: Game) -> list[int]:
+    return list(GameSession.objects.filter(game=game).values_list("number", flat=True))
+
+
 def test_racing_phones_entering_the_same_move_get_it_accepted_once(game):
     keys = [join(game) for _ in range(PHONES)]
     lead = {"seat": 2, "tile": "6-6"}
@@ -112,6 +116,9 @@ def test_racing_phones_entering_the_same_move_get_it_accepted_once(game):
     assert RefusedEvent.objects.filter(game=game).count() == PHONES - 1
     game.refresh_from_db()
     assert game.version == 1
+    # The lead opened the game's one sitting (R27), in its own write on PostgreSQL.
+    assert sitting_numbers(game) == [1]
+    assert Event.objects.get(game=game).session_id == GameSession.objects.get(game=game).pk
 
 
 def test_racing_retries_with_one_idempotency_key_all_get_the_first_answer(game):
@@ -135,6 +142,7 @@ def test_racing_retries_with_one_idempotency_key_all_get_the_first_answer(game):
     assert not RefusedEvent.objects.filter(game=game).exists()
     game.refresh_from_db()
     assert game.version == 1
+    assert sitting_numbers(game) == [1]  # a retry opens no second sitting (R27)
 
 
 def test_racing_phones_in_the_middle_of_a_round_get_the_move_accepted_once(game):
@@ -204,6 +212,7 @@ def test_five_seats_racing_to_lead_the_first_round_get_one_lead(game):
     state = phone(keys[0]).get(f"/api/v1/games/{game.pk}/").json()
     assert state["turn"] == (accepted[0] + 1) % 5
     assert state["version"] == 1
+    assert sitting_numbers(game) == [1]
 
 
 def test_five_phones_playing_two_rounds_at_once_store_exactly_the_recorded_game(

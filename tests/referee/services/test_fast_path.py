@@ -1,9 +1,10 @@
 """A move's fast path (``services.event_submit`` with ``seen``): one compare-and-set, no lock.
 
 The fast path stores an accepted event against the game row the request already read
-(its table token's), only if the game is still at that version. Whenever it cannot — the
-version moved, the key was answered, the rules core refuses, the round settles, a sitting
-opens — the locked path decides exactly as if it had not been tried. These tests pin each
+(its table token's), only if the game is still at that version; on PostgreSQL a sitting's
+first move opens the sitting in the same statement. Whenever it cannot — the version
+moved, the key was answered, the rules core refuses, the round settles, a sitting cannot
+be opened there — the locked path decides exactly as if it had not been tried. These tests pin each
 of those hand-overs, and that nothing is stored twice or lost (R7–R17, R27, R31).
 """
 
@@ -13,13 +14,22 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from django.db import connection
 
 from referee import folding, services
 from referee.engine import RefereeError
 from referee.exceptions import GameClosed
 from referee.idempotency import Idempotency, Replay
-from referee.models import Event, Game, IdempotencyRecord, RefusedEvent, TableToken, hash_token
-from referee.store import live_token, state_of
+from referee.models import (
+    Event,
+    Game,
+    GameSession,
+    IdempotencyRecord,
+    RefusedEvent,
+    TableToken,
+    hash_token,
+)
+from referee.store import live_token, replace, set_state, state_of
 
 pytestmark = pytest.mark.django_db
 
@@ -75,7 +85,7 @@ def reread(token: TableToken) -> TableToken:
 
 def test_a_move_in_an_open_sitting_is_stored_without_the_lock(table, moves):
     game, token = table
-    submit(token, moves[0])  # the first event opens the sitting (locked path, R27)
+    submit(token, moves[0])  # the first event opens the sitting (R27)
     token = reread(token)
 
     with mock.patch("referee.services._lock", side_effect=AssertionError("locked")):
@@ -209,3 +219,111 @@ def test_an_integer_beyond_64_bits_in_a_stored_event_never_stops_the_round(table
         token = reread(token)
     assert Event.objects.filter(position=0).get().payload["on"] == 10**23
     assert token.game.version == 4
+
+
+# -- a sitting's first move (R27) ------------------------------------------------------
+
+# Where the database reserves a sitting's id (PostgreSQL), its first move takes no lock;
+# elsewhere (SQLite, ``make run``'s default) the locked path opens the sitting.
+OPENS_WITHOUT_LOCK = connection.vendor == "postgresql"
+ORGANISER = services.Actor()  # e.g. a management command: every seat, the whole table
+
+
+def submit_counting_locks(token: TableToken, move: dict[str, Any]) -> tuple[Any, int]:
+    real_lock = services._lock
+    with mock.patch("referee.services._lock", side_effect=real_lock) as lock:
+        outcome = submit(token, move)
+    return outcome, lock.call_count
+
+
+def sittings_of(game_id: Any) -> list[tuple[int, bool]]:
+    rows = GameSession.objects.filter(game_id=game_id).order_by("number")
+    return [(s.number, s.ended_at is None) for s in rows]
+
+
+def test_a_games_first_move_opens_its_first_sitting_in_one_write_R27(table, moves):
+    game, token = table
+
+    outcome, locks = submit_counting_locks(token, moves[0])
+
+    assert isinstance(outcome, services.Submitted)
+    assert locks == (0 if OPENS_WITHOUT_LOCK else 1)
+    assert sittings_of(game.pk) == [(1, True)]
+    sitting = GameSession.objects.get(game=game)
+    assert outcome.event.session_id == sitting.pk
+    assert Event.objects.get(game=game).session_id == sitting.pk
+    assert sitting.started_at <= Event.objects.get(game=game).created_at
+    state = state_of(Game.objects.get(pk=game.pk))
+    assert (state.session, state.session_id, state.sittings) == (1, sitting.pk, 1)
+    # The next move falls in the same sitting, without the lock.
+    with mock.patch("referee.services._lock", side_effect=AssertionError("locked")):
+        second = submit(reread(token), moves[1])
+    assert isinstance(second, services.Submitted)
+    assert second.event.session_id == sitting.pk
+
+
+def test_the_first_move_after_a_sitting_ended_opens_the_next_one_R27(table, moves):
+    game, token = table
+    submit(token, moves[0])
+    services.session_end(game_id=game.pk, actor=ORGANISER)
+
+    outcome, locks = submit_counting_locks(reread(token), moves[1])
+
+    assert isinstance(outcome, services.Submitted)
+    assert locks == (0 if OPENS_WITHOUT_LOCK else 1)
+    assert sittings_of(game.pk) == [(1, False), (2, True)]
+    assert outcome.event.session_id == GameSession.objects.get(game=game, number=2).pk
+    assert state_of(Game.objects.get(pk=game.pk)).session == 2
+
+
+def test_two_phones_opening_the_same_sitting_store_both_moves_in_one_sitting_R27(table, moves):
+    """Both read the game with no sitting open: the first opens it, the second's write
+    finds the version moved and the locked path puts its move in the sitting now open."""
+    game, token = table
+    first, second = reread(token), reread(token)
+
+    submit(first, moves[0])
+    outcome = submit(second, moves[1])
+
+    assert isinstance(outcome, services.Submitted)
+    assert sittings_of(game.pk) == [(1, True)]
+    events = Event.objects.filter(game=game).order_by("position")
+    assert [e.payload for e in events] == moves[:2]
+    assert {e.session_id for e in events} == {GameSession.objects.get(game=game).pk}
+
+
+def test_a_row_that_does_not_know_its_sittings_opens_the_next_under_the_lock_R27(table, moves):
+    """A row written before the count was kept (``sittings`` absent) counts the sittings
+    under the lock, and knows them afterwards."""
+    game, token = table
+    stored = Game.objects.get(pk=game.pk)
+    set_state(stored, replace(state_of(stored), sittings=None))
+    stored.save(update_fields=["state"])
+    assert "sittings" not in Game.objects.get(pk=game.pk).state
+
+    outcome, locks = submit_counting_locks(reread(token), moves[0])
+
+    assert isinstance(outcome, services.Submitted)
+    assert locks == 1
+    assert sittings_of(game.pk) == [(1, True)]
+    assert state_of(Game.objects.get(pk=game.pk)).sittings == 1
+
+
+def test_a_wrong_count_of_sittings_never_stores_a_second_sitting_of_a_number_R27(table, moves):
+    """Should the row's count be behind the table (it never is, but a row is only a
+    cache), the sitting's unique number refuses the one-statement write, the locked path
+    counts the sittings and opens the next: nothing is lost, no number is used twice."""
+    game, token = table
+    submit(token, moves[0])
+    services.session_end(game_id=game.pk, actor=ORGANISER)
+    stored = Game.objects.get(pk=game.pk)
+    set_state(stored, replace(state_of(stored), sittings=0))  # behind: sitting 1 exists
+    stored.version += 1
+    stored.save(update_fields=["state", "version"])
+
+    outcome = submit(reread(token), moves[1])
+
+    assert isinstance(outcome, services.Submitted)
+    assert sittings_of(game.pk) == [(1, False), (2, True)]
+    assert Event.objects.filter(game=game).count() == 2
+    assert state_of(Game.objects.get(pk=game.pk)).sittings == 2
