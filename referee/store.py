@@ -42,7 +42,8 @@ from typing import Any, NamedTuple, TypeVar
 
 import orjson
 import psycopg
-from django.db import IntegrityError, connection, models, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, models, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from django.db.models.base import ModelState
 from django.db.models.signals import post_init, pre_init
@@ -285,6 +286,14 @@ def current_round(game: Game) -> CurrentRound:
 # -- writes ----------------------------------------------------------------------------
 
 
+def _db() -> BaseDatabaseWrapper:
+    """This thread's connection to the default database: ``django.db.connection``
+    without its proxy, which looks the connection up again (a thread-local read) on every
+    attribute — ≈ 25 times a move, and every Django cursor wrapper given the proxy does
+    it again on each statement (issue 14)."""
+    return connections[DEFAULT_DB_ALIAS]
+
+
 class _PreparingCursor(psycopg.Cursor[Any]):
     """psycopg's server-binding cursor that prepares each statement it runs (``prepare``).
 
@@ -335,16 +344,17 @@ def _prepared_cursor() -> Any:
     One such cursor is kept on each database connection and used again (a connection
     serves one thread at a time, pooled or not): making a cursor and its wrapper for each
     statement was ≈ 1.5 % of a move's CPU (issue 14). Leaving the ``with`` block leaves
-    it open; it goes with its connection."""
-    connection.ensure_connection()
-    connection.validate_thread_sharing()
-    raw_connection = connection.connection
+    it open; it goes with its db."""
+    db = _db()
+    db.ensure_connection()
+    db.validate_thread_sharing()
+    raw_connection = db.connection
     raw = getattr(raw_connection, _KEPT_CURSOR, None)
     if raw is None or raw.closed:
         raw = _PreparingCursor(raw_connection)
         setattr(raw_connection, _KEPT_CURSOR, raw)
-    wrapper = _PreparedDebugWrapper if connection.queries_logged else _KeptCursorWrapper
-    return wrapper(raw, connection)  # as Django's make_cursor / make_debug_cursor do
+    wrapper = _PreparedDebugWrapper if db.queries_logged else _KeptCursorWrapper
+    return wrapper(raw, db)  # as Django's make_cursor / make_debug_cursor do
 
 
 @cache
@@ -373,17 +383,18 @@ def _instance(model: type[_M], values: Sequence[Any]) -> _M:
     ``model``, the attributes are set directly (a move builds two such rows: ≈ 2 % of
     its CPU, issue 14). Equal to ``from_db``'s instance in every field and in its
     ``_state`` (tested)."""
+    db = _db()
     names, is_json = _layout(model)
     converted = [
         _loads(value) if json_column and isinstance(value, str) else value
         for json_column, value in zip(is_json, values, strict=True)
     ]
     if pre_init.has_listeners(model) or post_init.has_listeners(model):
-        return model.from_db(connection.alias, names, converted)
+        return model.from_db(db.alias, names, converted)
     instance = model.__new__(model)
     state = instance._state = ModelState()
     state.adding = False
-    state.db = connection.alias
+    state.db = db.alias
     instance.__dict__.update(zip(names, converted, strict=True))
     return instance
 
@@ -393,11 +404,12 @@ def lock(game_id: Any) -> Game:
 
     Raises ``Game.DoesNotExist``. On PostgreSQL one prepared statement, no query compiled.
     """
-    if connection.vendor != "postgresql":
+    db = _db()
+    if db.vendor != "postgresql":
         return Game.objects.select_for_update().get(pk=game_id)
     pk = Game._meta.pk.to_python(game_id)  # type: ignore[union-attr]
     sql = (
-        f"SELECT {_columns(Game, 'g')} FROM {connection.ops.quote_name(Game._meta.db_table)} g "
+        f"SELECT {_columns(Game, 'g')} FROM {db.ops.quote_name(Game._meta.db_table)} g "
         "WHERE g.id = %s FOR UPDATE"
     )
     with _prepared_cursor() as cursor:
@@ -411,13 +423,14 @@ def lock(game_id: Any) -> Game:
 def live_token(key_hash: str) -> TableToken | None:
     """The live (unrevoked) table token whose key hashes to ``key_hash``, with its game
     (``token.game`` costs no further query), or ``None``. One query."""
-    if connection.vendor != "postgresql":
+    db = _db()
+    if db.vendor != "postgresql":
         return (
             TableToken.objects.filter(key_hash=key_hash, revoked_at__isnull=True)
             .select_related("game")
             .first()
         )
-    quote = connection.ops.quote_name
+    quote = db.ops.quote_name
     sql = (
         f"SELECT {_columns(TableToken, 't')}, {_columns(Game, 'g')} "
         f"FROM {quote(TableToken._meta.db_table)} t "
@@ -439,7 +452,8 @@ def live_token_window(token_id: int) -> tuple[int, datetime | None] | None:
     """The probe window (R31) of table token ``token_id`` as it is now: ``(probes,
     probes_until)``, or ``None`` if it was revoked (or is gone). One query (prepared on
     PostgreSQL): the locked path reads it again under the game's lock."""
-    if connection.vendor != "postgresql":
+    db = _db()
+    if db.vendor != "postgresql":
         return (
             TableToken.objects.filter(pk=token_id, revoked_at__isnull=True)
             .values_list("probes", "probes_until")
@@ -447,7 +461,7 @@ def live_token_window(token_id: int) -> tuple[int, datetime | None] | None:
         )
     sql = (
         f"SELECT t.probes, t.probes_until FROM "
-        f"{connection.ops.quote_name(TableToken._meta.db_table)} t "
+        f"{db.ops.quote_name(TableToken._meta.db_table)} t "
         "WHERE t.id = %s AND t.revoked_at IS NULL"
     )
     with _prepared_cursor() as cursor:
@@ -517,7 +531,8 @@ def reserve_sitting_id() -> int | None:
     sitting's first move can be stored in one statement with it (``append_event``'s
     ``opens``). ``None`` where that is not done (SQLite: the locked path opens it). An id
     reserved but not used leaves a gap, as a rolled-back insert does."""
-    if connection.vendor != "postgresql":
+    db = _db()
+    if db.vendor != "postgresql":
         return None
     sql = "SELECT nextval(pg_get_serial_sequence(%s, 'id'))"
     with _prepared_cursor() as cursor:
@@ -599,13 +614,14 @@ def append_event(
 
 
 def _append_locked(game: Game, event: Event) -> None:
-    if connection.vendor != "postgresql":
+    db = _db()
+    if db.vendor != "postgresql":
         event.save(force_insert=True)
         game.save(update_fields=["version", "state"])
         return
     sql = _APPEND_SQL.format(
-        event=connection.ops.quote_name(Event._meta.db_table),
-        game=connection.ops.quote_name(Game._meta.db_table),
+        event=db.ops.quote_name(Event._meta.db_table),
+        game=db.ops.quote_name(Game._meta.db_table),
     )
     with _prepared_cursor() as cursor:
         cursor.execute(
@@ -621,7 +637,8 @@ def _append_at_version(
     game: Game, event: Event, expected_version: int, answer: Answer | None, opens: Sitting | None
 ) -> bool:
     """The compare-and-set write of ``append_event``: whether it was applied."""
-    if connection.vendor != "postgresql":
+    db = _db()
+    if db.vendor != "postgresql":
         assert opens is None, "reserve_sitting_id reserves none here"
         try:
             with transaction.atomic():
@@ -645,7 +662,7 @@ def _append_at_version(
         except IntegrityError:  # the key was stored meanwhile: its retry replays it
             return False
         return True
-    quote = connection.ops.quote_name
+    quote = db.ops.quote_name
     params: list[Any] = [
         game.version,
         _json(game.state),
@@ -679,7 +696,7 @@ def _append_at_version(
     try:
         # In a transaction (a test's, a caller's) a savepoint keeps a refused key's error
         # from aborting it; in autocommit the one statement is its own transaction.
-        with transaction.atomic() if connection.in_atomic_block else _no_block():
+        with transaction.atomic() if db.in_atomic_block else _no_block():
             with _prepared_cursor() as cursor:
                 cursor.execute(sql, params)
                 row = cursor.fetchone()
@@ -739,6 +756,7 @@ def _event_values(event: Event) -> list[Any]:
 
 
 def _stored(event: Event, pk: int) -> None:
+    db = _db()
     event.pk = pk
     event._state.adding = False
-    event._state.db = connection.alias
+    event._state.db = db.alias
