@@ -776,14 +776,16 @@ def _bodiless_write(
     service: Callable[..., Any],
     render_result: Callable[[Any], Rendered],
 ) -> Response:
-    """A write that takes no body (a sitting started or ended, the game closed): the
-    service under the request's preconditions and ``Idempotency-Key``, its result
-    rendered by ``render_result`` (or the answer kept for the key)."""
+    """A write whose body is at most ``expected_version`` (a sitting started or ended, the
+    game closed; any other field is 400 ``unknown_field``): the service under the
+    request's preconditions and ``Idempotency-Key``, its result rendered by
+    ``render_result`` (or the answer kept for the key)."""
+    data = _validated(s.VersionedSerializer, request)
     render = answers.once(render_result)
     result = service(
         game_id=game.pk,
         actor=actor_of(request),
-        precondition=_precondition(request, {}),
+        precondition=_precondition(request, data),
         idempotency=_idempotency(request, render),
     )
     return answers.respond(result, render)
@@ -796,7 +798,7 @@ class SessionStartView(GameMixin, APIView):
         summary="Start a session",
         description="Start a sitting (R27); an open one is ended first. Stones, the CAMAT and "
         "the next leader carry over.",
-        request=None,
+        request=s.VersionedSerializer,
         parameters=[*WRITE_HEADERS, IF_NONE_MATCH_WRITE_HEADER],
         responses={201: SessionDocument, **problems(409, 412)},
     )
@@ -811,7 +813,7 @@ class SessionEndView(GameMixin, APIView):
         tags=["sessions"],
         summary="End the session",
         description="Ends the open sitting (R27); the game stays open for the next one.",
-        request=None,
+        request=s.VersionedSerializer,
         parameters=[*WRITE_HEADERS, IF_NONE_MATCH_WRITE_HEADER],
         responses={200: SessionDocument, **problems(409, 412)},
     )
@@ -828,7 +830,7 @@ class GameCloseView(GameMixin, APIView):
         description="The organiser's only (403 `organiser_only` for a phone), on the version "
         "they saw: `If-Match` with the state's ETag is required (428 "
         "`precondition_required` without it, 412 when stale).",
-        request=None,
+        request=s.VersionedSerializer,
         parameters=[*WRITE_HEADERS, IF_NONE_MATCH_WRITE_HEADER],
         responses={200: STATE, **problems(409, 412, 428)},
     )

@@ -282,3 +282,42 @@ def test_a_retried_close_answers_the_first_answer_not_game_closed(table):
     other = table.post("close/", client=table.organiser, **{**headers, "Idempotency-Key": "2"})
     assert other.status_code == 409  # a new request on the closed game: game_closed
     assert other.json()["code"] == "game_closed"
+
+
+# -- their body: at most ``expected_version`` (QA: an unknown field was taken silently) --
+
+BODILESS = ["sessions/", "sessions/end/", "close/"]
+
+
+@pytest.mark.parametrize("suffix", BODILESS)
+def test_an_unknown_field_in_a_sitting_or_close_is_400_and_changes_nothing(table, suffix):
+    table.post("sessions/", client=table.organiser)  # a sitting to end
+    before = table.state()
+    headers = {"If-Match": f'"{before["version"]}"'}
+
+    response = table.post(suffix, {"number": 3}, client=table.organiser, **headers)
+
+    assert response.status_code == 400
+    assert response["Content-Type"] == PROBLEM
+    errors = response.json()["errors"]
+    assert [(e["field"], e["code"]) for e in errors] == [("number", "unknown_field")]
+    after = table.state()
+    assert (after["version"], after["status"], after["session"]) == (
+        before["version"],
+        "open",
+        1,
+    )
+
+
+@pytest.mark.parametrize("suffix", ["sessions/", "sessions/end/"])
+def test_a_sitting_started_or_ended_on_a_stale_expected_version_is_409_R27(table, suffix):
+    table.post("sessions/", client=table.organiser)
+    version = table.state()["version"]
+
+    stale = table.post(suffix, {"expected_version": version - 1}, client=table.organiser)
+    fresh = table.post(suffix, {"expected_version": version}, client=table.organiser)
+
+    assert stale.status_code == 409
+    assert stale.json()["code"] == "version_mismatch"
+    assert fresh.status_code == (201 if suffix == "sessions/" else 200)
+    assert table.state()["version"] == version + 1
