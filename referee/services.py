@@ -701,7 +701,14 @@ def event_submit(
     if kind == "hand" and not actor.may_declare(payload.get("seat")):
         raise SeatNotAllowed(_hand_detail())
     actor.check_seat(payload.get("seat"))
-    _check_probe_limit(actor, game_id)
+    try:
+        _check_probe_limit(actor, game_id)
+    except ProbeLimited:
+        if idempotency is None:
+            raise
+        # A retry of a key already answered gets that answer, even once the limit is
+        # reached (R31): the locked path replays it before it checks the limit again.
+        seen = None
     folded: _Folded | None = None
     if seen is not None:
         fast = _submit_at_version(seen, kind, payload, actor, precondition, idempotency)

@@ -440,3 +440,23 @@ def test_a_refused_move_retried_with_its_key_is_replayed_and_counted_once_R31(in
     assert token.probes == 1
     assert in_play.game.refused_events.count() == 1  # logged once
     assert in_play.play(2, "2-3", client=in_play.scorekeeper).status_code == 201
+
+
+def test_a_retry_of_a_judged_key_gets_its_answer_even_once_the_limit_is_reached_R31(in_play, limit):
+    """QA: the limit was checked before the stored answer, so a phone resending a lost
+    answer after later probes reached the limit got 429 instead of its own answer."""
+    first_key = {"Idempotency-Key": f"probe-{uuid.uuid4()}"}
+    first = in_play.play(2, "5-6", client=in_play.scorekeeper, **first_key)
+    assert first.status_code == 422
+    for _ in range(LIMIT - 1):  # other keys: the limit is reached
+        other = {"Idempotency-Key": f"probe-{uuid.uuid4()}"}
+        assert in_play.play(2, "5-6", client=in_play.scorekeeper, **other).status_code == 422
+
+    retry = in_play.play(2, "5-6", client=in_play.scorekeeper, **first_key)
+    fresh = in_play.play(2, "5-6", client=in_play.scorekeeper, **{"Idempotency-Key": "new"})
+
+    assert retry.status_code == 422
+    assert retry.content == first.content
+    assert retry["Idempotent-Replayed"] == "true"
+    assert_probe_limited(fresh)
+    assert in_play.game.refused_events.count() == LIMIT  # the retry was not judged again
