@@ -155,7 +155,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "referee.api.auth.TableTokenAuthentication",
         "rest_framework.authentication.TokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        "referee.api.auth.SessionAuthentication",  # DRF's, its CSRF refusal translated
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # Throttles count in ``CACHES["default"]`` (the database): shared by every worker and

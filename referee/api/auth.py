@@ -11,6 +11,7 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
 from django.utils.translation import gettext
+from drf_spectacular.authentication import SessionScheme
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 from rest_framework.request import Request
@@ -21,6 +22,23 @@ from referee.services import Actor
 from referee.store import live_token
 
 TABLE_KEYWORD = "Table"
+
+
+class SessionAuthentication(authentication.SessionAuthentication):
+    """DRF's, with its CSRF refusal (403 ``permission_denied``) in the client's language
+    and saying what to send; DRF's own is "CSRF Failed: …" in English, whatever the
+    client asked for."""
+
+    def enforce_csrf(self, request: Request) -> None:
+        try:
+            super().enforce_csrf(request)
+        except exceptions.PermissionDenied:
+            raise exceptions.PermissionDenied(
+                gettext(
+                    "CSRF check failed: send the csrftoken cookie's value in the "
+                    "X-CSRFToken header, or sign in with a token (Authorization: Token …)."
+                )
+            ) from None
 
 
 class TableTokenAuthentication(authentication.BaseAuthentication):
@@ -40,6 +58,12 @@ class TableTokenAuthentication(authentication.BaseAuthentication):
 
     def authenticate_header(self, request: Request) -> str:
         return TABLE_KEYWORD
+
+
+class SessionAuthenticationScheme(SessionScheme):  # type: ignore[no-untyped-call]
+    """The schema's ``cookieAuth``, as drf-spectacular gives DRF's own session class."""
+
+    target_class = "referee.api.auth.SessionAuthentication"
 
 
 class TableTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]

@@ -20,6 +20,7 @@ from referee import services
 from referee.api import problems
 from referee.engine.errors import ContradictsPass, RecordInvalid, TileDoesNotMatch
 from referee.exceptions import JoinLockedOut, ServiceError
+from referee.models import Game
 
 PROBLEM = "application/problem+json"
 
@@ -507,3 +508,30 @@ def test_every_path_spells_a_problem_the_same_way(organiser_client, table):
         assert body["status"] == response.status_code, name
         assert response.content == problems.render_problem(body), name
     assert "\\u00" not in b"".join(r.content for _, r in emitted).decode()
+
+
+# -- a browser's session without its CSRF token (QA: DRF's "CSRF Failed: …" was English) --
+
+
+@pytest.mark.parametrize("language", ["en", *LANGUAGES])
+def test_a_session_write_without_its_csrf_token_is_refused_in_the_clients_language(
+    organiser, language
+):
+    browser = APIClient(enforce_csrf_checks=True)
+    browser.force_login(organiser)
+
+    response = browser.post(
+        "/api/v1/games/",
+        {"players": ["A", "B", "C", "D", "E"]},
+        format="json",
+        headers={"Accept-Language": language},
+    )
+
+    assert response.status_code == 403
+    assert response["Content-Type"] == PROBLEM
+    body = response.json()
+    assert body["code"] == "permission_denied"
+    assert "X-CSRFToken" in body["detail"]
+    assert body["detail"].startswith("CSRF check failed") == (language == "en")
+    assert not body["detail"].startswith("CSRF Failed")
+    assert not Game.objects.exists()  # nothing was created
