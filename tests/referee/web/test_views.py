@@ -189,6 +189,21 @@ def test_the_poll_answers_204_while_nothing_changed_and_redraws_after_a_change(
 # -- taps ------------------------------------------------------------------------------------
 
 
+def test_the_phone_shows_the_open_sitting_once_the_first_move_opened_it_R27(
+    joined, game: Game
+) -> None:
+    """QA: only the organiser's page said which sitting was open; players coming back to a
+    game a week later see it on their phones too."""
+    client = joined(game)
+    assert 'class="sitting"' not in client.get("/table/").content.decode()  # none open yet
+
+    response = tap(client, game, seat=0, tile="6-6")
+    services.session_start(game_id=game.pk, actor=services.Actor())
+
+    assert 'round 1 · <span class="sitting">sitting 1</span>' in response.content.decode()
+    assert '<span class="sitting">sitting 2</span>' in client.get("/table/").content.decode()
+
+
 def test_a_tap_enters_the_move_for_the_seat_to_play(joined, game: Game) -> None:
     client = joined(game)
     response = tap(client, game, seat=0, tile="6-6")
