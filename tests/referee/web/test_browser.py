@@ -181,6 +181,10 @@ def test_two_phones_at_one_table_stay_in_step(phone, game, screenshot) -> None:
     tap(keeper, "6-6", lead_seat=0)
     wait_for_version(besse, 1)  # polled within a couple of seconds
     expect(besse.locator(".events li.latest")).to_contain_text("Andi played 6-6")
+    # The lead opened sitting 1 (R27); QA: "sitting" and its number wrapped apart at 360 px.
+    sitting = besse.locator(".who .sitting")
+    expect(sitting).to_have_text("sitting 1")
+    assert sitting.evaluate("e => e.getClientRects().length") == 1
 
     tap(besse, "1-6")
     wait_for_version(keeper, 2)

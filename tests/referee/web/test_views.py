@@ -200,7 +200,7 @@ def test_the_phone_shows_the_open_sitting_once_the_first_move_opened_it_R27(
     response = tap(client, game, seat=0, tile="6-6")
     services.session_start(game_id=game.pk, actor=services.Actor())
 
-    assert 'round 1 · <span class="sitting">sitting 1</span>' in response.content.decode()
+    assert 'round 1</span> · <span class="sitting">sitting 1</span>' in response.content.decode()
     assert '<span class="sitting">sitting 2</span>' in client.get("/table/").content.decode()
 
 
