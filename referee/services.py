@@ -901,8 +901,7 @@ def _submit_at_version(
     if session is None or session_id is None:
         # The sitting's first move opens it (R27), in the same statement when the row
         # knows how many sittings there were and the database reserves the new one's id.
-        reserved = store.reserve_sitting_id() if state.sittings is not None else None
-        if state.sittings is None or reserved is None:
+        if state.sittings is None or (reserved := store.reserve_sitting_id()) is None:
             return _Folded(read_version, current, engine, effects, effect)
         opens = store.Sitting(reserved, state.sittings + 1, timezone.now())
         session_id, session = opens.id, opens.number
@@ -933,7 +932,7 @@ def _submit_at_version(
             next_position=position + 1,
             session=session,
             session_id=session_id,
-            sittings=session if opens is not None else state.sittings,
+            sittings=session,  # the open sitting is the last one begun
             current=_next_round_cache(read_version + 1, snapshot, current, new),
         ),
         expected_version=read_version,

@@ -344,7 +344,7 @@ def _prepared_cursor() -> Any:
     One such cursor is kept on each database connection and used again (a connection
     serves one thread at a time, pooled or not): making a cursor and its wrapper for each
     statement was ≈ 1.5 % of a move's CPU (issue 14). Leaving the ``with`` block leaves
-    it open; it goes with its db."""
+    it open; it goes with its connection."""
     db = _db()
     db.ensure_connection()
     db.validate_thread_sharing()
@@ -383,18 +383,17 @@ def _instance(model: type[_M], values: Sequence[Any]) -> _M:
     ``model``, the attributes are set directly (a move builds two such rows: ≈ 2 % of
     its CPU, issue 14). Equal to ``from_db``'s instance in every field and in its
     ``_state`` (tested)."""
-    db = _db()
     names, is_json = _layout(model)
     converted = [
         _loads(value) if json_column and isinstance(value, str) else value
         for json_column, value in zip(is_json, values, strict=True)
     ]
     if pre_init.has_listeners(model) or post_init.has_listeners(model):
-        return model.from_db(db.alias, names, converted)
+        return model.from_db(DEFAULT_DB_ALIAS, names, converted)
     instance = model.__new__(model)
     state = instance._state = ModelState()
     state.adding = False
-    state.db = db.alias
+    state.db = DEFAULT_DB_ALIAS
     instance.__dict__.update(zip(names, converted, strict=True))
     return instance
 
@@ -756,7 +755,6 @@ def _event_values(event: Event) -> list[Any]:
 
 
 def _stored(event: Event, pk: int) -> None:
-    db = _db()
     event.pk = pk
     event._state.adding = False
-    event._state.db = db.alias
+    event._state.db = DEFAULT_DB_ALIAS
