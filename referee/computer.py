@@ -34,7 +34,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from referee import folding, services, store
+from referee import services, store
 from referee.engine import RefereeError
 from referee.engine.game import Game as EngineGame
 from referee.engine.moves import Move
@@ -255,7 +255,7 @@ def after_event(game: Game, actor: services.Actor) -> bool:
 
 def _fold(game: Game) -> EngineGame:
     current = store.current_round(game)
-    engine, _ = folding.fold(rules_of(game), current.events_as_pairs(), snapshot=current.snapshot)
+    engine, _ = current.fold(rules_of(game))
     return engine
 
 

@@ -29,9 +29,7 @@ def game_state_for(
 ) -> dict[str, Any]:
     """The state of a stored game as ``game_state`` gives it (three queries)."""
     current = store.current_round(game)
-    engine, effects = folding.fold(
-        store.rules_of(game), current.events_as_pairs(), snapshot=current.snapshot
-    )
+    engine, effects = current.fold(store.rules_of(game))
     return game_state(
         game,
         engine,

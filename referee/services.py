@@ -266,7 +266,7 @@ def game_create(
         created_by=created_by if created_by is not None and created_by.is_authenticated else None,
         state=store.replace(
             GameState.initial(rule_set),
-            current=store.RoundCache(0, 1, (), tuple(n.strip() for n in seating.names)),
+            current=store.RoundCache(0, 1, (), tuple(n.strip() for n in seating.names), ()),
         ).to_json(),
     )
     seats = Seat.objects.bulk_create(
@@ -341,15 +341,17 @@ def game_import(
     players = list(created.players)
     for _, seat, name, _ in sorted(substitutes, key=lambda sub: sub[0] or 0):
         players[seat] = name  # who sits the seat now (R38)
+    kept = [
+        (store.CachedEvent(position, e.kind, e.payload, effect.round, f"import by {actor}"), effect)
+        for position, (e, effect) in enumerate(zip(entries, effects, strict=True))
+        if effect.round >= snapshot["round"]
+    ]
     current = store.RoundCache(
         game.version,
         snapshot["round"],
-        tuple(
-            store.CachedEvent(position, e.kind, e.payload, e.round, f"import by {actor}")
-            for position, e in enumerate(entries)
-            if e.round >= snapshot["round"]
-        ),
+        tuple(event for event, _ in kept),
         tuple(players),
+        tuple(effect for _, effect in kept),
     )
     set_state(
         game,
@@ -728,9 +730,7 @@ def event_submit(
                 current, engine, effects, effect = folded.as_tuple()
             else:
                 current = store.current_round(game)
-                engine, effects = folding.fold(
-                    rules_of(game), current.events_as_pairs(), snapshot=current.snapshot
-                )
+                engine, effects = current.fold(rules_of(game))
                 effect = folding.apply_event(engine, kind, payload)
         except RefereeError as error:
             refused = error.with_names(game.players)
@@ -764,7 +764,9 @@ def event_submit(
                     session_id=session_id,
                     sittings=session_number,  # the open sitting is the last one begun
                     # The round the next fold resumes at, for the version written now.
-                    current=_next_round_cache(game.version + 1, snapshot, current, new),
+                    current=_next_round_cache(
+                        game.version + 1, snapshot, current, effects, new, effect
+                    ),
                 ),
             )
             assert event is not None  # under the lock, the write always applies
@@ -798,21 +800,28 @@ def _next_round_cache(
     version: int,
     snapshot: dict[str, Any],
     current: store.CurrentRound,
+    effects: list[folding.Effects],
     new: store.CachedEvent,
+    effect: folding.Effects,
 ) -> store.RoundCache:
     """The round cache for ``version``, the game's version once ``new`` is stored: the
-    live events from ``snapshot``'s round on (the round the next fold resumes at)."""
+    live events from ``snapshot``'s round on (the round the next fold resumes at), with
+    their effects (``effects``: the fold's of ``current``'s events; ``effect``: ``new``'s)."""
     if snapshot["round"] == current.snapshot["round"] and all(
         isinstance(e, store.CachedEvent) for e in current.events
     ):
-        events = (*current.events, new)  # the round goes on: its cache grows by one
+        # The round goes on: its cache grows by one.
+        events: tuple[store.CachedEvent, ...] = (*current.events, new)
+        known: tuple[folding.Effects, ...] = (*effects, effect)
     else:
-        events = tuple(
-            store.CachedEvent.of(e)
-            for e in [*current.events, new]
+        kept = [
+            (store.CachedEvent.of(e), f)
+            for e, f in zip([*current.events, new], [*effects, effect], strict=True)
             if e.round_number >= snapshot["round"]
-        )
-    return store.RoundCache(version, snapshot["round"], events, tuple(current.players))
+        ]
+        events = tuple(e for e, _ in kept)
+        known = tuple(f for _, f in kept)
+    return store.RoundCache(version, snapshot["round"], events, tuple(current.players), known)
 
 
 def _submitted(
@@ -888,9 +897,7 @@ def _submit_at_version(
     read_version = game.version
     current = store.current_round(game)
     try:
-        engine, effects = folding.fold(
-            rules_of(game), current.events_as_pairs(), snapshot=current.snapshot
-        )
+        engine, effects = current.fold(rules_of(game))
         effect = folding.apply_event(engine, kind, payload)
     except RefereeError:
         return None
@@ -933,7 +940,7 @@ def _submit_at_version(
             session=session,
             session_id=session_id,
             sittings=session,  # the open sitting is the last one begun
-            current=_next_round_cache(read_version + 1, snapshot, current, new),
+            current=_next_round_cache(read_version + 1, snapshot, current, effects, new, effect),
         ),
         expected_version=read_version,
         answer=answer,

@@ -50,6 +50,7 @@ from django.db.models.signals import post_init, pre_init
 from django.utils import timezone
 
 from referee import folding
+from referee.engine import Game as EngineGame
 from referee.engine import RuleSet
 from referee.models import (
     Event,
@@ -131,29 +132,68 @@ class CachedEvent(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class RoundCache:
-    """The current round's live events and the seats' names, as of ``version`` only."""
+    """The current round's live events and the seats' names, as of ``version`` only.
+
+    ``effects``: what each event did (``folding.Effects``, one per event), worked out
+    when it was accepted, or ``None`` when the row does not say (rows written before
+    it was kept). With them a fold replays the round without working them out again
+    (``folding.fold``'s ``effects``). In JSON only an event's effects beyond naming
+    its round are written, by the event's index: most moves name nothing and move no
+    stone.
+    """
 
     version: int
     round: int
     events: tuple[CachedEvent, ...]
     players: tuple[str, ...]
+    effects: tuple[folding.Effects, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.effects is not None and len(self.effects) != len(self.events):
+            raise ValueError("one effect for each cached event")
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "version": self.version,
             "round": self.round,
             "events": [e.to_json() for e in self.events],
             "players": list(self.players),
         }
+        if self.effects is not None:
+            data["effects"] = {
+                str(index): effect.to_dict()
+                for index, (event, effect) in enumerate(zip(self.events, self.effects, strict=True))
+                if not _plain(effect, event.round_number)
+            }
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RoundCache:
+        events = tuple(CachedEvent.from_json(e) for e in data["events"])
+        known = data.get("effects")
+        effects = None
+        if known is not None:
+            effects = tuple(
+                folding.Effects(**known[str(index)])
+                if str(index) in known
+                else folding.Effects(event.round_number)
+                for index, event in enumerate(events)
+            )
         return cls(
-            int(data["version"]),
-            int(data["round"]),
-            tuple(CachedEvent.from_json(e) for e in data["events"]),
-            tuple(data["players"]),
+            int(data["version"]), int(data["round"]), events, tuple(data["players"]), effects
         )
+
+
+def _plain(effect: folding.Effects, round_number: int) -> bool:
+    """Whether ``effect`` only names its event's round: nothing named, no stone moved."""
+    return (
+        effect.round == round_number
+        and not effect.named
+        and not effect.transfers
+        and not effect.round_ended
+        and not effect.settled
+        and effect.camat_elected is None
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,14 +292,23 @@ def set_state(game: Game, state: GameState) -> None:
 
 @dataclass
 class CurrentRound:
-    """The snapshot a fold resumes from, the live events since, and the seat names."""
+    """The snapshot a fold resumes from, the live events since, and the seat names;
+    ``effects``: what each event did, when the row's cache knows it, else ``None``."""
 
     snapshot: dict[str, Any]
     events: list[Any]  # ``Event`` rows or ``CachedEvent``s: the same attributes
     players: list[str]
+    effects: tuple[folding.Effects, ...] | None = None
 
     def events_as_pairs(self) -> list[tuple[str, dict[str, Any]]]:
         return [(e.kind, e.payload) for e in self.events]
+
+    def fold(self, rules: RuleSet) -> tuple[EngineGame, list[folding.Effects]]:
+        """The engine after the round's events and each event's effects
+        (``folding.fold``): replayed with the effects the cache keeps, when it does."""
+        return folding.fold(
+            rules, self.events_as_pairs(), snapshot=self.snapshot, effects=self.effects
+        )
 
 
 def current_round(game: Game) -> CurrentRound:
@@ -271,7 +320,7 @@ def current_round(game: Game) -> CurrentRound:
     snapshot = state.snapshot
     cache = state.current
     if cache is not None and cache.version == game.version and cache.round == snapshot["round"]:
-        return CurrentRound(snapshot, list(cache.events), list(cache.players))
+        return CurrentRound(snapshot, list(cache.events), list(cache.players), cache.effects)
     events = list(
         Event.objects.filter(
             game=game, revoked_by__isnull=True, round_number__gte=snapshot["round"]

@@ -38,8 +38,7 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
-from referee import folding, store
-from referee.engine import RuleSet
+from referee import store
 from referee.engine.names import reorders_text
 from referee.exceptions import GameClosed, ServiceError
 from referee.idempotency import Idempotency, Replay, remember, replay_of
@@ -352,9 +351,7 @@ def _check_settled(game: Game, number: int) -> tuple[str, str]:
     if number > first:
         raise RoundNotEnded()
     if number == first:
-        engine, _ = folding.fold(
-            RuleSet.from_dict(game.rules), current.events_as_pairs(), snapshot=current.snapshot
-        )
+        engine, _ = current.fold(store.rules_of(game))
         game_round = next((r for r in engine.rounds if r.round.number == number), None)
         if game_round is None:
             raise RoundNotEnded()

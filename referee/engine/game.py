@@ -274,6 +274,35 @@ class Game:
             self.push(moves[index], within=game_round)  # type: ignore[arg-type]
             index += 1
 
+    def replay(self, moves: Sequence[object]) -> None:
+        """``push(move)`` for each move in turn, without reports: moves already accepted
+        once (a stored round's), applied again.
+
+        The same state, stones and CAMAT as pushing them one by one, and the same
+        errors (it raises at the first fault, the moves before it stay applied): the
+        ordinary legal moves of a round in play take ``Round.run``'s fast path, as in
+        ``replay_moves``; a round's lead (R5, R6), a move of a voided round (R35) or a
+        blocked round waiting for its reveals (R18), declared hands (R31) and anything
+        odd take ``push``'s. Unlike ``replay_moves`` it is not bound to one round: a
+        move after a round's settlement leads the next, as with ``push``.
+        """
+        count = len(moves)
+        index = 0
+        while index < count:
+            game_round = self.current
+            if game_round is not None and not game_round.voided:
+                rnd = game_round.round
+                passes_before = len(rnd.pass_log)
+                stopped = rnd.run(moves, index)
+                if stopped != index:
+                    self._award_passes(game_round, passes_before)
+                    if rnd.outcome is not None and rnd.outcome.is_settled():
+                        self._settle(game_round)  # a FIRST CAPPU (R14) settles at once
+                    index = stopped
+                    continue
+            self.push(moves[index])  # type: ignore[arg-type]
+            index += 1
+
     def _award_passes(self, game_round: GameRound, first: int) -> None:
         """The stones of the round's passes from ``passes[first]`` on, in order (R23a).
 
