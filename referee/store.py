@@ -137,9 +137,16 @@ class RoundCache:
     ``effects``: what each event did (``folding.Effects``, one per event), worked out
     when it was accepted, or ``None`` when the row does not say (rows written before
     it was kept). With them a fold replays the round without working them out again
-    (``folding.fold``'s ``effects``). In JSON only an event's effects beyond naming
-    its round are written, by the event's index: most moves name nothing and move no
-    stone.
+    (``folding.fold``'s ``effects``).
+
+    The JSON is written for size, since every move writes it again (and PostgreSQL's
+    work on the row grows with it, issue 14): ``by`` lists each author (``entered_by``)
+    once and an event names its author by index; ``effects`` holds, by event index, only
+    the effects beyond naming the event's round (most plays name nothing and move no
+    stone) as ``[named, transfers, round_ended, settled, camat_elected, round]`` with a
+    transfer as ``[move, from, to, stones, reason]`` and trailing defaults left out.
+    Rows written before either was kept still read: a label in place of an index, no
+    ``effects`` (unknown).
     """
 
     version: int
@@ -153,46 +160,105 @@ class RoundCache:
             raise ValueError("one effect for each cached event")
 
     def to_json(self) -> dict[str, Any]:
+        authors: dict[str, int] = {}
         data: dict[str, Any] = {
             "version": self.version,
             "round": self.round,
-            "events": [e.to_json() for e in self.events],
+            "events": [
+                [
+                    e.position,
+                    e.kind,
+                    e.payload,
+                    e.round_number,
+                    authors.setdefault(e.entered_by, len(authors)),
+                ]
+                for e in self.events
+            ],
+            "by": list(authors),
             "players": list(self.players),
         }
         if self.effects is not None:
             data["effects"] = {
-                str(index): effect.to_dict()
+                str(index): compact
                 for index, (event, effect) in enumerate(zip(self.events, self.effects, strict=True))
-                if not _plain(effect, event.round_number)
+                if (compact := _effect_json(effect, event.round_number))
             }
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RoundCache:
-        events = tuple(CachedEvent.from_json(e) for e in data["events"])
-        known = data.get("effects")
-        effects = None
-        if known is not None:
-            effects = tuple(
-                folding.Effects(**known[str(index)])
-                if str(index) in known
-                else folding.Effects(event.round_number)
-                for index, event in enumerate(events)
+        authors = data.get("by")
+        if authors is None:  # a row written before authors were listed once
+            events = tuple(CachedEvent.from_json(e) for e in data["events"])
+        else:
+            events = tuple(
+                CachedEvent(position, kind, payload, round_number, authors[author])
+                for position, kind, payload, round_number, author in data["events"]
             )
         return cls(
-            int(data["version"]), int(data["round"]), events, tuple(data["players"]), effects
+            int(data["version"]),
+            int(data["round"]),
+            events,
+            tuple(data["players"]),
+            _effects_of(data.get("effects"), events),
         )
 
 
-def _plain(effect: folding.Effects, round_number: int) -> bool:
-    """Whether ``effect`` only names its event's round: nothing named, no stone moved."""
-    return (
-        effect.round == round_number
-        and not effect.named
-        and not effect.transfers
-        and not effect.round_ended
-        and not effect.settled
-        and effect.camat_elected is None
+def _effects_of(known: Any, events: tuple[CachedEvent, ...]) -> tuple[folding.Effects, ...] | None:
+    """The effects ``RoundCache.to_json`` wrote for ``events``, or ``None`` (unknown: the
+    fold works them out) when there are none or they are not in the shape it writes: a
+    cache never stops a move."""
+    if not isinstance(known, dict):
+        return None
+    try:
+        return tuple(
+            _effect_of(known[str(index)], event.round_number)
+            if str(index) in known
+            else folding.Effects(event.round_number)
+            for index, event in enumerate(events)
+        )
+    except (TypeError, ValueError, KeyError):
+        return None
+
+
+_TRANSFER_KEYS = ("move", "from", "to", "stones", "reason")
+
+
+def _effect_json(effect: folding.Effects, round_number: int) -> list[Any]:
+    """``effect`` as ``RoundCache`` writes it: ``[]`` when it only names its event's round."""
+    values: list[Any] = [
+        effect.named,
+        [[transfer[key] for key in _TRANSFER_KEYS] for transfer in effect.transfers],
+        effect.round_ended,
+        effect.settled,
+        effect.camat_elected,
+        effect.round,
+    ]
+    defaults: tuple[Any, ...] = ([], [], False, False, None, round_number)
+    while values and values[-1] == defaults[len(values) - 1]:
+        values.pop()
+    return values
+
+
+def _effect_of(values: list[Any], round_number: int) -> folding.Effects:
+    """The ``folding.Effects`` that ``_effect_json`` wrote as ``values``; ``ValueError``
+    for anything else."""
+    if type(values) is not list or len(values) > 6:
+        raise ValueError("not an effect")
+    defaults: tuple[Any, ...] = ([], [], False, False, None, round_number)
+    named, transfers, round_ended, settled, camat_elected, number = (
+        *values,
+        *defaults[len(values) :],
+    )
+    if type(named) is not list or type(transfers) is not list:
+        raise ValueError("not an effect")
+    return folding.Effects(
+        number,
+        list(named),
+        [dict(zip(_TRANSFER_KEYS, transfer, strict=True)) for transfer in transfers],
+        round_ended,
+        settled,
+        camat_elected,
     )
 
 

@@ -21,7 +21,7 @@ from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee import corrections, selectors, services, store
+from referee import corrections, folding, selectors, services, store
 from referee.engine import RefereeError
 from referee.engine.simulation import random_record
 from referee.exceptions import ServiceError
@@ -138,6 +138,73 @@ def test_a_write_that_moves_the_version_on_without_the_cache_reads_the_tables_ag
 
     assert len(queries) == 2  # the round's events, the seats' names
     assert current.players == ["A", "B", "C", "Daeng", "E"]
+
+
+def test_the_round_cache_reads_back_every_effect_it_writes_R13_R17_R23_R24_R35():
+    events = tuple(
+        store.CachedEvent(position, "move", {"seat": position % 5, "pass": True}, 4, author)
+        for position, author in enumerate(["seat 1", "seat 2", "seat 1", "organiser", "seat 2"])
+    )
+    effects = (
+        folding.Effects(4),  # a play that named nothing
+        folding.Effects(
+            4, ["PASSEBUNGE"], [{"move": 1, "from": 1, "to": "table", "stones": 2, "reason": "x"}]
+        ),
+        folding.Effects(4, ["MAPPAKULING"]),
+        folding.Effects(
+            4,
+            ["MANGUNO", "CAMAT"],
+            [{"move": None, "from": "table", "to": 3, "stones": 4, "reason": "manguno"}],
+            round_ended=True,
+            settled=True,
+            camat_elected=3,
+        ),
+        folding.Effects(2),  # a ruling naming an earlier round (R35)
+    )
+    cache = store.RoundCache(9, 4, events, ("A", "B", "C", "D", "E"), effects)
+
+    data = json.loads(json.dumps(cache.to_json()))
+    again = store.RoundCache.from_json(data)
+
+    assert again == cache
+    assert again.effects is not None
+    assert [e.to_dict() for e in again.effects] == [e.to_dict() for e in effects]
+    assert data["by"] == ["seat 1", "seat 2", "organiser"]  # each author written once
+    assert set(data["effects"]) == {"1", "2", "3", "4"}  # a plain play's effect is not written
+    # Effects in a shape it does not write are unknown, never an error: the fold works
+    # them out again.
+    for odd in ({"1": {"round": 4}}, {"1": [["PASS"], [[1, 2]]]}, ["PASS"], {"1": 5}):
+        assert store.RoundCache.from_json({**data, "effects": odd}).effects is None
+
+
+def test_a_round_cache_written_before_effects_were_kept_still_reads_and_a_move_renews_it_R27():
+    organiser = services.Actor(user=UserFactory())
+    game = services.game_create(players=["A", "B", "C", "D", "E"], created_by=organiser.user)
+    services.event_submit(
+        game_id=game.pk, kind="move", payload={"seat": 2, "tile": "6-6"}, actor=organiser
+    )
+    game.refresh_from_db()
+    old = dict(game.state)
+    current = dict(old["current"])
+    authors = current.pop("by")
+    current.pop("effects")
+    current["events"] = [[*e[:4], authors[e[4]]] for e in current["events"]]  # labels inline
+    Game.objects.filter(pk=game.pk).update(state={**old, "current": current})
+    game.refresh_from_db()
+
+    cached = store.current_round(game)
+    assert cached.effects is None  # unknown: the fold works them out
+    assert [(e.payload, e.entered_by) for e in cached.events] == [
+        ({"seat": 2, "tile": "6-6"}, organiser.label)
+    ]
+    services.event_submit(
+        game_id=game.pk, kind="move", payload={"seat": 3, "tile": "6-5"}, actor=organiser
+    )
+    game.refresh_from_db()
+    renewed = store.state_of(game).current
+    assert renewed is not None
+    assert renewed.effects is not None
+    assert as_compared(game, store.current_round(game)) == as_compared(game, read_from_tables(game))
 
 
 def test_the_rule_set_is_parsed_once_for_games_with_the_same_rules_R40():
