@@ -179,9 +179,9 @@ class RoundCache:
         }
         if self.effects is not None:
             data["effects"] = {
-                str(index): compact
+                str(index): _effect_json(effect, event.round_number)
                 for index, (event, effect) in enumerate(zip(self.events, self.effects, strict=True))
-                if (compact := _effect_json(effect, event.round_number))
+                if not _plain(effect, event.round_number)
             }
         return data
 
@@ -224,8 +224,20 @@ def _effects_of(known: Any, events: tuple[CachedEvent, ...]) -> tuple[folding.Ef
 _TRANSFER_KEYS = ("move", "from", "to", "stones", "reason")
 
 
+def _plain(effect: folding.Effects, round_number: int) -> bool:
+    """Whether ``effect`` only names its event's round: nothing named, no stone moved."""
+    return (
+        not effect.named
+        and not effect.transfers
+        and effect.round == round_number
+        and not effect.round_ended
+        and not effect.settled
+        and effect.camat_elected is None
+    )
+
+
 def _effect_json(effect: folding.Effects, round_number: int) -> list[Any]:
-    """``effect`` as ``RoundCache`` writes it: ``[]`` when it only names its event's round."""
+    """``effect`` as ``RoundCache`` writes it (``[]`` when it is ``_plain``)."""
     values: list[Any] = [
         effect.named,
         [[transfer[key] for key in _TRANSFER_KEYS] for transfer in effect.transfers],
@@ -452,15 +464,14 @@ class _PreparedDebugWrapper(CursorDebugWrapper):
 _KEPT_CURSOR = "_domeng_prepared_cursor"
 
 
-def _prepared_cursor() -> Any:
+def _prepared_cursor(db: BaseDatabaseWrapper) -> Any:
     """A cursor for this module's statements on PostgreSQL: prepared on the server, and
     wrapped as Django wraps its own (query logging, ``execute_wrapper``, error mapping).
 
     One such cursor is kept on each database connection and used again (a connection
     serves one thread at a time, pooled or not): making a cursor and its wrapper for each
     statement was ≈ 1.5 % of a move's CPU (issue 14). Leaving the ``with`` block leaves
-    it open; it goes with its connection."""
-    db = _db()
+    it open; it goes with its connection. ``db``: the caller's ``_db()``."""
     db.ensure_connection()
     db.validate_thread_sharing()
     raw_connection = db.connection
@@ -526,7 +537,7 @@ def lock(game_id: Any) -> Game:
         f"SELECT {_columns(Game, 'g')} FROM {db.ops.quote_name(Game._meta.db_table)} g "
         "WHERE g.id = %s FOR UPDATE"
     )
-    with _prepared_cursor() as cursor:
+    with _prepared_cursor(db) as cursor:
         cursor.execute(sql, [pk])
         row = cursor.fetchone()
     if row is None:
@@ -551,7 +562,7 @@ def live_token(key_hash: str) -> TableToken | None:
         f"JOIN {quote(Game._meta.db_table)} g ON g.id = t.game_id "
         "WHERE t.key_hash = %s AND t.revoked_at IS NULL"
     )
-    with _prepared_cursor() as cursor:
+    with _prepared_cursor(db) as cursor:
         cursor.execute(sql, [key_hash])
         row = cursor.fetchone()  # key_hash is unique
     if row is None:
@@ -578,7 +589,7 @@ def live_token_window(token_id: int) -> tuple[int, datetime | None] | None:
         f"{db.ops.quote_name(TableToken._meta.db_table)} t "
         "WHERE t.id = %s AND t.revoked_at IS NULL"
     )
-    with _prepared_cursor() as cursor:
+    with _prepared_cursor(db) as cursor:
         cursor.execute(sql, [token_id])
         row = cursor.fetchone()
     return None if row is None else (row[0], row[1])
@@ -649,7 +660,7 @@ def reserve_sitting_id() -> int | None:
     if db.vendor != "postgresql":
         return None
     sql = "SELECT nextval(pg_get_serial_sequence(%s, 'id'))"
-    with _prepared_cursor() as cursor:
+    with _prepared_cursor(db) as cursor:
         cursor.execute(sql, [GameSession._meta.db_table])
         row = cursor.fetchone()
     assert row is not None
@@ -701,8 +712,8 @@ def append_event(
     nothing is written (``None``).
     """
     assert opens is None or (expected_version is not None and session_id == opens.id)
-    event = Event(
-        game=game,
+    event = _new_event(
+        game,
         position=position,
         kind=kind,
         payload=payload,
@@ -727,6 +738,44 @@ def append_event(
     return None
 
 
+def _new_event(game: Game, **fields: Any) -> Event:
+    """``Event(game=game, **fields)``, unsaved: every other field its default.
+
+    ``Model.__init__`` with keyword arguments (a descriptor set for each, ``pre_init`` and
+    ``post_init`` sent) was ≈ 2 % of a move's CPU (issue 14); with nobody listening to
+    those signals for ``Event``, the attributes are set directly, as ``_instance`` does
+    for a row read. Equal to ``Event(game=game, **fields)`` in every field, in its
+    ``_state`` and in its cached game (tested)."""
+    if pre_init.has_listeners(Event) or post_init.has_listeners(Event):
+        return Event(game=game, **fields)
+    names, defaults = _event_defaults()
+    event = Event.__new__(Event)
+    state = event._state = ModelState()
+    state.adding = True
+    state.db = game._state.db or DEFAULT_DB_ALIAS  # as setting ``game`` sets it (its router)
+    values = dict(defaults)
+    values.update(fields)
+    values["game_id"] = game.pk
+    event.__dict__.update((name, values[name]) for name in names)
+    Event.game.field.set_cached_value(event, game)
+    return event
+
+
+@cache
+def _event_defaults() -> tuple[tuple[str, ...], tuple[tuple[str, Any], ...]]:
+    """``Event``'s concrete attribute names and the defaults ``_new_event`` may use for
+    them: ``None`` for each (the id, the foreign keys, the fields it is always given)."""
+    fields = Event._meta.concrete_fields
+    for f in fields:
+        assert f.attname in _EVENT_GIVEN or f.null or f.primary_key, f.attname
+    return tuple(f.attname for f in fields), tuple((f.attname, None) for f in fields)
+
+
+_EVENT_GIVEN = frozenset(
+    {"game_id", "position", "kind", "payload", "round_number", "entered_by", "created_at"}
+)
+
+
 def _append_locked(game: Game, event: Event) -> None:
     db = _db()
     if db.vendor != "postgresql":
@@ -737,7 +786,7 @@ def _append_locked(game: Game, event: Event) -> None:
         event=db.ops.quote_name(Event._meta.db_table),
         game=db.ops.quote_name(Game._meta.db_table),
     )
-    with _prepared_cursor() as cursor:
+    with _prepared_cursor(db) as cursor:
         cursor.execute(
             sql,
             [game.pk, *_event_values(event), game.version, _json(game.state), game.pk],
@@ -811,7 +860,7 @@ def _append_at_version(
         # In a transaction (a test's, a caller's) a savepoint keeps a refused key's error
         # from aborting it; in autocommit the one statement is its own transaction.
         with transaction.atomic() if db.in_atomic_block else _no_block():
-            with _prepared_cursor() as cursor:
+            with _prepared_cursor(db) as cursor:
                 cursor.execute(sql, params)
                 row = cursor.fetchone()
     except IntegrityError:  # the key was stored, or a sitting opened, meanwhile

@@ -14,9 +14,10 @@ which ``respond`` sends again as it was, with ``Idempotent-Replayed: true`` and 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
+from django.conf import settings
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -168,5 +169,11 @@ _DATETIME = serializers.DateTimeField()
 
 def _when(moment: datetime) -> str:
     """A time as every other answer of the API spells it (DRF's ``DateTimeField``: ``…Z``
-    in UTC), not ``isoformat``'s ``+00:00`` (QA: two spellings of one instant)."""
+    in UTC), not ``isoformat``'s ``+00:00`` (QA: two spellings of one instant).
+
+    A time in UTC, where the API speaks UTC (``TIME_ZONE``; it never activates another
+    zone), is spelled without DRF's field: the same text at a fraction of the cost, once
+    for every event answered (issue 14; tested against DRF's)."""
+    if moment.tzinfo is UTC and settings.TIME_ZONE == "UTC":
+        return moment.isoformat()[:-6] + "Z"
     return str(_DATETIME.to_representation(moment))

@@ -7,6 +7,7 @@ import datetime
 import decimal
 import json
 import uuid
+import zoneinfo
 
 import pytest
 from django.utils.translation import gettext_lazy, override
@@ -106,3 +107,21 @@ def test_a_moves_answer_spells_its_time_as_the_events_list_does(client, django_u
     assert listed.status_code == 200, listed.content[:300]
     rows = listed.json()["events"]
     assert spelled in [row["created_at"] for row in rows]
+
+
+@pytest.mark.parametrize(
+    "moment",
+    [
+        datetime.datetime(2026, 12, 1, 5, 24, 12, 580200, tzinfo=datetime.UTC),
+        datetime.datetime(2026, 12, 1, 5, 24, 12, tzinfo=datetime.UTC),  # no microseconds
+        datetime.datetime(1999, 1, 2, 3, 4, 5, 6, tzinfo=datetime.UTC),
+        datetime.datetime(2026, 6, 1, 7, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=8))),
+        datetime.datetime(2026, 6, 1, 7, 0, tzinfo=zoneinfo.ZoneInfo("Asia/Makassar")),
+        datetime.datetime(2026, 6, 1, 7, 0, tzinfo=zoneinfo.ZoneInfo("UTC")),
+    ],
+)
+def test_an_answers_time_is_spelled_as_drfs_datetime_field_spells_it(moment):
+    """``answers._when`` spells a UTC time without DRF's field (issue 14): the same text."""
+    from referee.api.answers import _when
+
+    assert _when(moment) == serializers.DateTimeField().to_representation(moment)

@@ -18,6 +18,7 @@ import pytest
 from django.db import connection, transaction
 from django.db.models.signals import post_init
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,7 +26,7 @@ from referee import corrections, folding, selectors, services, store
 from referee.engine import RefereeError
 from referee.engine.simulation import random_record
 from referee.exceptions import ServiceError
-from referee.models import Game, TableToken, hash_token
+from referee.models import Event, Game, TableToken, hash_token
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -292,6 +293,40 @@ def test_a_live_tokens_rows_are_the_orms_in_every_field_and_state():
         assert (ours._state.adding, ours._state.db) == (orm._state.adding, orm._state.db)
         assert ours == orm
     found.game.save(update_fields=["version"])  # a row built so saves as an update
+
+
+def test_a_new_event_is_the_orms_in_every_field_state_and_cached_game():
+    game = services.game_create(players=["A", "B", "C", "D", "E"])
+    fields = {
+        "position": 3,
+        "kind": "move",
+        "payload": {"seat": 2, "pass": True},
+        "round_number": 1,
+        "session_id": None,
+        "entered_by": "seat 2",
+        "created_at": timezone.now(),
+    }
+
+    ours, orm = store._new_event(game, **fields), Event(game=game, **fields)
+
+    names = [f.attname for f in Event._meta.concrete_fields]
+    assert [getattr(ours, n) for n in names] == [getattr(orm, n) for n in names]
+    assert (ours._state.adding, ours._state.db) == (orm._state.adding, orm._state.db)
+    assert ours.game is game
+    ours.save(force_insert=True)  # a new row, saved as the ORM saves one
+    assert Event.objects.get(pk=ours.pk).payload == {"seat": 2, "pass": True}
+
+    built: list[Any] = []
+
+    def listener(sender: Any, instance: Any, **kwargs: Any) -> None:
+        built.append(instance)
+
+    post_init.connect(listener, sender=Event)
+    try:
+        heard = store._new_event(game, **fields)
+    finally:
+        post_init.disconnect(listener, sender=Event)
+    assert built == [heard]  # someone listens: built through __init__
 
 
 def test_a_row_is_built_through_init_when_someone_listens_to_its_signals():
