@@ -77,6 +77,7 @@ class Config:
     rounds: int
     min_requests: int
     max_requests: int
+    load_repeats: int
     workers: int
     threads: int
     worker_class: str
@@ -121,6 +122,9 @@ class Config:
             rounds=_int("BENCH_ROUNDS", 2 if quick else 3),
             min_requests=_int("BENCH_MIN_REQUESTS", 1000 if quick else 4000),
             max_requests=_int("BENCH_MAX_REQUESTS", 5000 if quick else 25000),
+            # Each N's moves run this many times between baseline runs (B M B M B): the
+            # machine's speed drifts by ±10 % within minutes, and one pair's ratio with it.
+            load_repeats=max(1, _int("BENCH_LOAD_REPEATS", 1 if quick else 2)),
             workers=_int("BENCH_WORKERS", 3),
             threads=_int("BENCH_THREADS", 4),
             worker_class=os.environ.get("BENCH_WORKER_CLASS") or "gthread",
@@ -294,11 +298,12 @@ def run_load(config: Config, env: dict[str, str], token: str, tmp: Path) -> dict
             load_run(server.base_url, env, mode=mode, tables=warm, rounds=1,
                      seed=10_000, token=token, tmp=tmp, server=server, config=config)  # fmt: skip
         for n in config.tables:
-            # The baseline runs before and after the moves, and counts as one run of both:
-            # the machine's other work shifts a short run's rate more than a long one's.
+            # The baseline runs before and after each run of the moves (B M B, or B M B M B
+            # with ``load_repeats`` 2), and the runs of a mode count as one: the machine's
+            # other work shifts a short run's rate more than a long one's.
             runs: dict[str, list[dict[str, Any]]] = {"baseline": [], "moves": []}
             rounds = config.rounds_for(n)
-            for mode in ("baseline", "moves", "baseline"):
+            for mode in ("baseline", *("moves", "baseline") * config.load_repeats):
                 started = time.perf_counter()
                 raw = load_run(server.base_url, env, mode=mode, tables=n, rounds=rounds,
                                seed=config.seed, token=token, tmp=tmp, server=server,
@@ -311,15 +316,21 @@ def run_load(config: Config, env: dict[str, str], token: str, tmp: Path) -> dict
                     f"errors {r['errors']} ({time.perf_counter() - started:.0f} s)"
                 )
             row: dict[str, Any] = {
-                "moves": report.summarise_load(runs["moves"][0]),
+                "moves": report.summarise_load(report.merge_runs(runs["moves"])),
                 "baseline": report.summarise_load(report.merge_runs(runs["baseline"])),
             }
             row["baseline"]["each_per_second"] = [
                 report.summarise_load(raw)["per_second"] for raw in runs["baseline"]
             ]
+            row["moves"]["each_per_second"] = [
+                report.summarise_load(raw)["per_second"] for raw in runs["moves"]
+            ]
             row["ratio"] = row["baseline"]["per_second"] / row["moves"]["per_second"]
             row["cpu_ratio"] = row["moves"]["server_cpu_ms"] / row["baseline"]["server_cpu_ms"]
             row["p50_ratio"] = row["moves"]["p50_ms"] / row["baseline"]["p50_ms"]
+            row["each_ratio"], row["each_cpu_ratio"] = report.pair_ratios(
+                runs["moves"], runs["baseline"]
+            )
             memory = server.memory()
             row["peak_worker_mib"] = max(m["VmHWM"] for m in memory.values()) / 1024
             results["load"].append(row)
@@ -513,7 +524,9 @@ def load_alone(config: Config) -> int:
             f"{moves['tables']:>4} tables: ratio {row['ratio']:.2f}x (throughput), "
             f"{row['cpu_ratio']:.2f}x (server CPU ms a request: {moves['workers_cpu_ms']:.2f} + "
             f"{moves['postgres_cpu_ms']:.2f} PG vs {baseline['workers_cpu_ms']:.2f} + "
-            f"{baseline['postgres_cpu_ms']:.2f} PG)"
+            f"{baseline['postgres_cpu_ms']:.2f} PG); each run: "
+            f"{', '.join(f'{r:.2f}' for r in row['each_ratio'])} (throughput), "
+            f"{', '.join(f'{r:.2f}' for r in row['each_cpu_ratio'])} (CPU)"
         )
     return verdict(results)
 

@@ -41,10 +41,32 @@ def merge_runs(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
                 "reconnects", "workers_cpu_seconds", "postgres_cpu_seconds", "wal_bytes",
                 "checkpoints"):  # fmt: skip
         merged[key] = sum(run.get(key) or 0 for run in runs)
+    for key in ("games", "results_equal"):  # the moves' results check, if any
+        if any(key in run for run in runs):
+            merged[key] = sum(run.get(key) or 0 for run in runs)
+    if any("result_problems" in run for run in runs):
+        merged["result_problems"] = [p for run in runs for p in run.get("result_problems") or []][
+            :5
+        ]
     merged["latencies"] = [value for run in runs for value in run.get("latencies") or []]
     merged["error_samples"] = [s for run in runs for s in run.get("error_samples") or []][:5]
     merged["runs"] = len(runs)
     return merged
+
+
+def pair_ratios(
+    moves: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]]
+) -> tuple[list[float], list[float]]:
+    """Each run of the moves against the baseline runs on either side of it (B M B M B):
+    the throughput ratios and the server CPU ratios, one per run of the moves — the
+    spread that the pooled ratio hides."""
+    throughput, cpu = [], []
+    for index, run in enumerate(moves):
+        around = merge_runs(baseline[index : index + 2])
+        m, b = summarise_load(run), summarise_load(around)
+        throughput.append(b["per_second"] / m["per_second"])
+        cpu.append(m["server_cpu_ms"] / b["server_cpu_ms"])
+    return throughput, cpu
 
 
 def summarise_load(raw: dict[str, Any]) -> dict[str, Any]:
@@ -277,6 +299,17 @@ def render(results: dict[str, Any]) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def _spread(row: dict[str, Any]) -> str:
+    """Each run of the moves' ratios, when there were several (``pair_ratios``)."""
+    each, each_cpu = row.get("each_ratio") or [], row.get("each_cpu_ratio") or []
+    if len(each) < 2:
+        return ""
+    return (
+        f" (each run of the moves against the baseline around it: throughput "
+        f"{', '.join(_f(v, 2) for v in each)}; CPU {', '.join(_f(v, 2) for v in each_cpu)})"
+    )
+
+
 def _summary(results: dict[str, Any]) -> list[str]:
     lines = ["## Summary", ""]
     for row in results.get("load", []):
@@ -286,7 +319,7 @@ def _summary(results: dict[str, Any]) -> list[str]:
             f"(p50 {_f(m['p50_ms'])} ms, p95 {_f(m['p95_ms'])} ms, p99 {_f(m['p99_ms'])} ms), "
             f"baseline {_f(b['per_second'])} req/s; **ratio {_f(row['ratio'], 2)}×** "
             f"(baseline req/s ÷ moves/s; server CPU per request: "
-            f"{_f(row.get('cpu_ratio'), 2)}×); errors {m['errors']} + {b['errors']}; "
+            f"{_f(row.get('cpu_ratio'), 2)}×){_spread(row)}; errors {m['errors']} + {b['errors']}; "
             f"results equal {m.get('results_equal')}/{m.get('games')}."
         )
     for o in [results[k] for k in ("open_loop", "open_loop_within") if results.get(k)]:

@@ -301,3 +301,34 @@ def test_the_servers_cpu_counts_what_rose_between_two_readings_of_its_processes(
     finally:
         child.kill()
         child.wait()
+
+
+def test_repeated_runs_of_the_moves_pool_their_results_and_give_each_runs_ratio():
+    """B M B M B: the runs of each mode count as one (their results' checks added up), and
+    each run of the moves is also set against the two baseline runs around it."""
+
+    def run(mode: str, requests: int, seconds: float, cpu: float, **more: object) -> dict:
+        return {
+            "mode": mode,
+            "tables": 10,
+            "requests": requests,
+            "wall_seconds": seconds,
+            "latencies": [0.01] * requests,
+            "errors": 0,
+            "workers_cpu_seconds": cpu,
+            "postgres_cpu_seconds": 0.0,
+            **more,
+        }
+
+    moves = [
+        run("moves", 100, 2.0, 0.3, games=10, results_equal=10, result_problems=[]),
+        run("moves", 100, 1.0, 0.2, games=10, results_equal=9, result_problems=["game 3"]),
+    ]
+    baseline = [run("baseline", 100, 1.0, 0.1) for _ in range(3)]
+
+    pooled = report.summarise_load(report.merge_runs(moves))
+    assert (pooled["requests"], pooled["games"], pooled["results_equal"]) == (200, 20, 19)
+    assert pooled["result_problems"] == ["game 3"]
+    throughput, cpu = report.pair_ratios(moves, baseline)
+    assert throughput == pytest.approx([2.0, 1.0])
+    assert cpu == pytest.approx([3.0, 2.0])
