@@ -444,7 +444,10 @@ def _correct(
             corrected = Corrected(game, correction, state)
             remember(game, idempotency, corrected)
     if refused is not None:
-        raise refused
+        try:
+            raise refused
+        finally:
+            refused = None  # as in ``services.event_submit``: no cycle through this frame
     return corrected
 
 

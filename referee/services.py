@@ -781,7 +781,12 @@ def event_submit(
             submitted = _submitted(game, actor, current, engine, effects, effect, event)
             remember(game, idempotency, submitted)
     if refused is not None:
-        raise refused
+        try:
+            raise refused
+        finally:
+            # The error's traceback holds this frame: no local names the error, or the
+            # two (and the request under them) would wait for the cyclic collector.
+            refused = None
     return _after_event(submitted, actor)
 
 

@@ -74,7 +74,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "referee.middleware.HeadWithoutBodyMiddleware",  # outermost: HEAD answers carry no body
+    # Outermost: the request's cycles cut once the answer is made (freed without the GC).
+    "referee.middleware.ReleaseRequestMiddleware",
+    "referee.middleware.HeadWithoutBodyMiddleware",  # HEAD answers carry no body
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "referee.middleware.LegacyLanguageMiddleware",  # in-ID → id-ID, before negotiation
