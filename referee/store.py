@@ -121,11 +121,9 @@ class CachedEvent(NamedTuple):
     def of(cls, event: Any) -> CachedEvent:
         return cls(event.position, event.kind, event.payload, event.round_number, event.entered_by)
 
-    def to_json(self) -> list[Any]:
-        return [self.position, self.kind, self.payload, self.round_number, self.entered_by]
-
     @classmethod
     def from_json(cls, data: list[Any]) -> CachedEvent:
+        """An event as rows written before ``RoundCache`` listed authors once hold it."""
         position, kind, payload, round_number, entered_by = data
         return cls(position, kind, payload, round_number, entered_by)
 
