@@ -778,7 +778,7 @@ def event_submit(
                     snapshot=current.snapshot,
                     played_at=event.created_at,
                 )
-            submitted = _submitted(game, actor, current, engine, effects, effect, event)
+            submitted = _submitted(game, actor, current, engine, effects, effect, event, snapshot)
             remember(game, idempotency, submitted)
     if refused is not None:
         try:
@@ -837,13 +837,25 @@ def _submitted(
     effects: list[folding.Effects],
     effect: folding.Effects,
     event: Event,
+    snapshot: dict[str, Any],
 ) -> Submitted:
-    """``event``, stored, with what it caused and the state as ``actor`` sees it now."""
+    """``event``, stored, with what it caused and the state as ``actor`` sees it now:
+    the state a read of the game at its new version gives (``snapshot``: where that
+    read's fold begins; once ``event`` began a round, the last round's events are no
+    longer among its ``last_events``, QA)."""
+    events, known = [*current.events, event], [*effects, effect]
+    if snapshot["round"] != current.snapshot["round"]:
+        kept = [
+            (e, f)
+            for e, f in zip(events, known, strict=True)
+            if e.round_number >= snapshot["round"]
+        ]
+        events, known = [e for e, _ in kept], [f for _, f in kept]
     state = game_state(
         game,
         engine,
-        [*current.events, event],
-        [*effects, effect],
+        events,
+        known,
         viewer=actor.seat,
         viewer_label=actor.label,
         players=current.players,
@@ -923,7 +935,7 @@ def _submit_at_version(
     answered: list[Submitted] = []
 
     def answer(event: Event) -> store.Answer | None:
-        submitted = _submitted(game, actor, current, engine, effects, effect, event)
+        submitted = _submitted(game, actor, current, engine, effects, effect, event, snapshot)
         answered.append(submitted)
         if idempotency is None:
             return None

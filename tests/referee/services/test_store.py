@@ -53,6 +53,35 @@ def as_compared(game: Game, current: store.CurrentRound) -> tuple[Any, ...]:
     return current.snapshot, events, current.players, [e.to_dict() for e in effects], state
 
 
+def read_state(game: Game, actor: services.Actor) -> dict[str, Any]:
+    """The state as ``GET …/games/{id}/`` gives it to ``actor`` now (a fresh row)."""
+    fresh = Game.objects.get(pk=game.pk)
+    return selectors.game_state_for(fresh, viewer=actor.seat, viewer_label=actor.label)
+
+
+def test_the_answer_to_a_rounds_lead_is_the_state_a_read_gives_R6_R27():
+    """QA: the 201 of a round's first move listed the last round's events among its
+    ``last_events``, where a read of the game at that version lists the new round's."""
+    import random
+
+    record = random_record(random.Random(4), rounds=2)
+    organiser = services.Actor(user=UserFactory())
+    game = services.game_create(players=record["players"], created_by=organiser.user)
+    answers = []
+    for kind, payload in record_events(record):
+        result = services.event_submit(game_id=game.pk, kind=kind, payload=payload, actor=organiser)
+        assert isinstance(result, services.Submitted)
+        answers.append((result, read_state(game, organiser)))
+    result, read = next(
+        (result, read)
+        for result, read in answers
+        if result.event.kind == "move" and result.event.round_number == 2
+    )
+    assert [e["round"] for e in result.state["last_events"]] == [2]
+    assert result.state == read
+    assert all(result.state == read for result, read in answers)
+
+
 def record_events(record: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     events: list[tuple[str, dict[str, Any]]] = []
     for data in record["rounds"]:
@@ -88,8 +117,13 @@ def test_the_cached_round_agrees_with_the_tables_after_every_write_R27(seed, pre
         try:
             if step == "event" and pending:
                 kind, payload = pending[0]
-                services.event_submit(game_id=game.pk, kind=kind, payload=payload, actor=organiser)
+                result = services.event_submit(
+                    game_id=game.pk, kind=kind, payload=payload, actor=organiser
+                )
                 entered.append(pending.pop(0))
+                # The answer is the state a read of the game gives at its new version.
+                assert isinstance(result, services.Submitted)
+                assert result.state == read_state(game, organiser)
             elif step == "undo" and entered:
                 services.event_undo(game_id=game.pk, actor=organiser)
                 pending.insert(0, entered.pop())  # entered again by a later step
