@@ -748,6 +748,8 @@ def event_submit(
             snapshot = folding.advance_snapshot(engine, current.snapshot)
             position = _next_position(game)
             new = store.CachedEvent(position, kind, payload, effect.round, actor.label)
+            # The round the next fold resumes at, for the version written now.
+            cache = _next_round_cache(game.version + 1, snapshot, current, effects, new, effect)
             event = store.append_event(
                 game,
                 position=position,
@@ -763,10 +765,7 @@ def event_submit(
                     session=session_number,
                     session_id=session_id,
                     sittings=session_number,  # the open sitting is the last one begun
-                    # The round the next fold resumes at, for the version written now.
-                    current=_next_round_cache(
-                        game.version + 1, snapshot, current, effects, new, effect
-                    ),
+                    current=cache,
                 ),
             )
             assert event is not None  # under the lock, the write always applies
@@ -778,7 +777,7 @@ def event_submit(
                     snapshot=current.snapshot,
                     played_at=event.created_at,
                 )
-            submitted = _submitted(game, actor, current, engine, effects, effect, event, snapshot)
+            submitted = _submitted(game, actor, cache, engine, effect, event)
             remember(game, idempotency, submitted)
     if refused is not None:
         try:
@@ -832,33 +831,24 @@ def _next_round_cache(
 def _submitted(
     game: Game,
     actor: Actor,
-    current: store.CurrentRound,
+    cache: store.RoundCache,
     engine: EngineGame,
-    effects: list[folding.Effects],
     effect: folding.Effects,
     event: Event,
-    snapshot: dict[str, Any],
 ) -> Submitted:
-    """``event``, stored, with what it caused and the state as ``actor`` sees it now:
-    the state a read of the game at its new version gives (``snapshot``: where that
-    read's fold begins; once ``event`` began a round, the last round's events are no
-    longer among its ``last_events``, QA)."""
-    events, known = [*current.events, event], [*effects, effect]
-    if snapshot["round"] != current.snapshot["round"]:
-        kept = [
-            (e, f)
-            for e, f in zip(events, known, strict=True)
-            if e.round_number >= snapshot["round"]
-        ]
-        events, known = [e for e, _ in kept], [f for _, f in kept]
+    """``event``, stored, with what it caused and the state as ``actor`` sees it now: the
+    state a read of the game at its new version gives, from the round cache written with
+    it (``cache``: once ``event`` began a round, the last round's events are no longer
+    among its ``last_events``, QA)."""
+    assert cache.effects is not None  # ``_next_round_cache`` keeps every effect
     state = game_state(
         game,
         engine,
-        events,
-        known,
+        list(cache.events),
+        list(cache.effects),
         viewer=actor.seat,
         viewer_label=actor.label,
-        players=current.players,
+        players=list(cache.players),
     )
     return Submitted(game, event, effect, state)
 
@@ -932,10 +922,11 @@ def _submit_at_version(
     snapshot = folding.advance_snapshot(engine, current.snapshot)
     position = _next_position(game)
     new = store.CachedEvent(position, kind, payload, effect.round, actor.label)
+    cache = _next_round_cache(read_version + 1, snapshot, current, effects, new, effect)
     answered: list[Submitted] = []
 
     def answer(event: Event) -> store.Answer | None:
-        submitted = _submitted(game, actor, current, engine, effects, effect, event, snapshot)
+        submitted = _submitted(game, actor, cache, engine, effect, event)
         answered.append(submitted)
         if idempotency is None:
             return None
@@ -957,7 +948,7 @@ def _submit_at_version(
             session=session,
             session_id=session_id,
             sittings=session,  # the open sitting is the last one begun
-            current=_next_round_cache(read_version + 1, snapshot, current, effects, new, effect),
+            current=cache,
         ),
         expected_version=read_version,
         answer=answer,

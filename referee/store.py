@@ -234,6 +234,11 @@ def _plain(effect: folding.Effects, round_number: int) -> bool:
     )
 
 
+def _effect_defaults(round_number: int) -> tuple[Any, ...]:
+    """What ``_effect_json`` leaves out at the end of an effect of round ``round_number``."""
+    return ([], [], False, False, None, round_number)
+
+
 def _effect_json(effect: folding.Effects, round_number: int) -> list[Any]:
     """``effect`` as ``RoundCache`` writes it (``[]`` when it is ``_plain``)."""
     values: list[Any] = [
@@ -244,7 +249,7 @@ def _effect_json(effect: folding.Effects, round_number: int) -> list[Any]:
         effect.camat_elected,
         effect.round,
     ]
-    defaults: tuple[Any, ...] = ([], [], False, False, None, round_number)
+    defaults = _effect_defaults(round_number)
     while values and values[-1] == defaults[len(values) - 1]:
         values.pop()
     return values
@@ -255,10 +260,9 @@ def _effect_of(values: list[Any], round_number: int) -> folding.Effects:
     for anything else."""
     if type(values) is not list or len(values) > 6:
         raise ValueError("not an effect")
-    defaults: tuple[Any, ...] = ([], [], False, False, None, round_number)
     named, transfers, round_ended, settled, camat_elected, number = (
         *values,
-        *defaults[len(values) :],
+        *_effect_defaults(round_number)[len(values) :],
     )
     if type(named) is not list or type(transfers) is not list:
         raise ValueError("not an effect")
@@ -746,32 +750,14 @@ def _new_event(game: Game, **fields: Any) -> Event:
     ``_state`` and in its cached game (tested)."""
     if pre_init.has_listeners(Event) or post_init.has_listeners(Event):
         return Event(game=game, **fields)
-    names, defaults = _event_defaults()
     event = Event.__new__(Event)
     state = event._state = ModelState()
     state.adding = True
     state.db = game._state.db or DEFAULT_DB_ALIAS  # as setting ``game`` sets it (its router)
-    values = dict(defaults)
-    values.update(fields)
-    values["game_id"] = game.pk
-    event.__dict__.update((name, values[name]) for name in names)
+    event.__dict__.update(dict.fromkeys(_layout(Event)[0]))  # the id, ``revoked_by_id``…
+    event.__dict__.update(fields, game_id=game.pk)
     Event.game.field.set_cached_value(event, game)
     return event
-
-
-@cache
-def _event_defaults() -> tuple[tuple[str, ...], tuple[tuple[str, Any], ...]]:
-    """``Event``'s concrete attribute names and the defaults ``_new_event`` may use for
-    them: ``None`` for each (the id, the foreign keys, the fields it is always given)."""
-    fields = Event._meta.concrete_fields
-    for f in fields:
-        assert f.attname in _EVENT_GIVEN or f.null or f.primary_key, f.attname
-    return tuple(f.attname for f in fields), tuple((f.attname, None) for f in fields)
-
-
-_EVENT_GIVEN = frozenset(
-    {"game_id", "position", "kind", "payload", "round_number", "entered_by", "created_at"}
-)
 
 
 def _append_locked(game: Game, event: Event) -> None:

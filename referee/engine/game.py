@@ -257,20 +257,13 @@ class Game:
         ``push``'s, which raises at the first fault (the moves before it stay
         applied).
         """
-        rnd = game_round.round
         count = len(moves)
         index = 0
         while index < count:
             if not game_round.voided:
-                passes_before = len(rnd.pass_log)
-                stopped = rnd.run(moves, index)
-                if stopped != index:
-                    self._award_passes(game_round, passes_before)
-                    if rnd.outcome is not None and rnd.outcome.is_settled():
-                        self._settle(game_round)  # a FIRST CAPPU (R14) settles at once
-                    index = stopped
-                    if index == count:
-                        break
+                index = self._run(game_round, moves, index)
+                if index == count:
+                    break
             self.push(moves[index], within=game_round)  # type: ignore[arg-type]
             index += 1
 
@@ -291,17 +284,25 @@ class Game:
         while index < count:
             game_round = self.current
             if game_round is not None and not game_round.voided:
-                rnd = game_round.round
-                passes_before = len(rnd.pass_log)
-                stopped = rnd.run(moves, index)
+                stopped = self._run(game_round, moves, index)
                 if stopped != index:
-                    self._award_passes(game_round, passes_before)
-                    if rnd.outcome is not None and rnd.outcome.is_settled():
-                        self._settle(game_round)  # a FIRST CAPPU (R14) settles at once
                     index = stopped
                     continue
             self.push(moves[index])  # type: ignore[arg-type]
             index += 1
+
+    def _run(self, game_round: GameRound, moves: Sequence[object], index: int) -> int:
+        """``Round.run`` from ``moves[index]`` on, then the stones of the passes it applied
+        (R23a) and a FIRST CAPPU's settlement (R14, R23b, R24) in order; the index of the
+        first move not applied."""
+        rnd = game_round.round
+        passes_before = len(rnd.pass_log)
+        stopped = rnd.run(moves, index)
+        if stopped != index:
+            self._award_passes(game_round, passes_before)
+            if rnd.outcome is not None and rnd.outcome.is_settled():
+                self._settle(game_round)  # a FIRST CAPPU (R14) settles at once
+        return stopped
 
     def _award_passes(self, game_round: GameRound, first: int) -> None:
         """The stones of the round's passes from ``passes[first]`` on, in order (R23a).

@@ -143,12 +143,18 @@ def test_the_cached_round_agrees_with_the_tables_after_every_write_R27(seed, pre
         assert as_compared(game, cached) == as_compared(game, read_from_tables(game))
 
 
-def test_after_a_move_the_current_round_costs_no_query_R27():
+def a_game_led_by_seat_2() -> tuple[services.Actor, Game]:
+    """A new game whose organiser entered its first lead, seat 2's 6-6 (R5)."""
     organiser = services.Actor(user=UserFactory())
     game = services.game_create(players=["A", "B", "C", "D", "E"], created_by=organiser.user)
     services.event_submit(
         game_id=game.pk, kind="move", payload={"seat": 2, "tile": "6-6"}, actor=organiser
     )
+    return organiser, game
+
+
+def test_after_a_move_the_current_round_costs_no_query_R27():
+    organiser, game = a_game_led_by_seat_2()
     game.refresh_from_db()
 
     with CaptureQueriesContext(connection) as queries:
@@ -160,11 +166,7 @@ def test_after_a_move_the_current_round_costs_no_query_R27():
 
 
 def test_a_write_that_moves_the_version_on_without_the_cache_reads_the_tables_again_R38():
-    organiser = services.Actor(user=UserFactory())
-    game = services.game_create(players=["A", "B", "C", "D", "E"], created_by=organiser.user)
-    services.event_submit(
-        game_id=game.pk, kind="move", payload={"seat": 2, "tile": "6-6"}, actor=organiser
-    )
+    organiser, game = a_game_led_by_seat_2()
     corrections.seat_rename(game_id=game.pk, seat=3, name="Daeng", actor=organiser)
     game.refresh_from_db()
 
@@ -213,11 +215,7 @@ def test_the_round_cache_reads_back_every_effect_it_writes_R13_R17_R23_R24_R35()
 
 
 def test_a_round_cache_written_before_effects_were_kept_still_reads_and_a_move_renews_it_R27():
-    organiser = services.Actor(user=UserFactory())
-    game = services.game_create(players=["A", "B", "C", "D", "E"], created_by=organiser.user)
-    services.event_submit(
-        game_id=game.pk, kind="move", payload={"seat": 2, "tile": "6-6"}, actor=organiser
-    )
+    organiser, game = a_game_led_by_seat_2()
     game.refresh_from_db()
     old = dict(game.state)
     current = dict(old["current"])
