@@ -125,9 +125,14 @@ class Config:
             # Each N's moves run this many times between baseline runs (B M B M B): the
             # machine's speed drifts by ±10 % within minutes, and one pair's ratio with it.
             load_repeats=max(1, _int("BENCH_LOAD_REPEATS", 1 if quick else 2)),
-            workers=_int("BENCH_WORKERS", 3),
-            threads=_int("BENCH_THREADS", 4),
-            worker_class=os.environ.get("BENCH_WORKER_CLASS") or "gthread",
+            # gunicorn's own advice for a CPU-bound application behind a proxy: sync
+            # workers, 2 × cores + 1. Threads in one worker share its GIL: a request waiting
+            # for PostgreSQL waits again for the GIL behind another's Python, and the open
+            # loop's p99 at 400 moves/s was 1.8 s with 3 gthread workers × 4 threads, 0.2 s
+            # with 5 sync workers on the same machine (bench/ANALYSIS.md, eighth pass).
+            workers=_int("BENCH_WORKERS", 2 * (os.cpu_count() or 1) + 1),
+            threads=_int("BENCH_THREADS", 1),
+            worker_class=os.environ.get("BENCH_WORKER_CLASS") or "sync",
             db_connections=os.environ.get("BENCH_DB_CONNECTIONS") or "pool",
             connection=os.environ.get("BENCH_CONNECTION") or "per-request",
             core_records=_int("BENCH_CORE_RECORDS", 40 if quick else 200),
@@ -288,7 +293,13 @@ def run_load(config: Config, env: dict[str, str], token: str, tmp: Path) -> dict
             "connection": config.connection,
             "description": (
                 f"{config.workers} `{config.worker_class}` workers × {config.threads} threads, "
-                f"{pool}, keep-alive 30 s, production settings (`bench.settings`)"
+                f"{pool}, "
+                + (
+                    "no keep-alive (a sync worker closes each connection)"
+                    if config.worker_class == "sync"
+                    else "keep-alive 30 s"
+                )
+                + ", production settings (`bench.settings`)"
             ),
         }
         start_memory = server.memory()

@@ -574,7 +574,8 @@ def _connection_text(server: dict[str, Any]) -> str:
         return (
             "Each table keeps one connection alive from the load process (`bench/load.py`); "
             "a gthread worker keeps the connections it accepted, so the load may pile up on "
-            "one worker (its CPU split is in the second table)."
+            "one worker (its CPU split is in the second table); a sync worker closes each "
+            "after its answer."
         )
     return (
         "The load process (`bench/load.py`) opens a new connection for each request "
