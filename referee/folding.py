@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from referee.engine import Game, RuleSet, Standing
 from referee.engine.errors import RecordInvalid, RulingInvalid, gettext_noop
@@ -47,6 +47,9 @@ class Effects:
             "settled": self.settled,
             "camat_elected": self.camat_elected,
         }
+
+
+_Known = TypeVar("_Known", bound=Sequence[Effects])
 
 
 def apply_event(game: Game, kind: str, payload: dict[str, Any]) -> Effects:
@@ -160,13 +163,33 @@ def resume(rules: RuleSet, snapshot: dict[str, Any]) -> Game:
     )
 
 
+@overload
+def fold(
+    rules: RuleSet,
+    events: Iterable[tuple[str, dict[str, Any]]],
+    *,
+    snapshot: dict[str, Any] | None = None,
+    effects: None = None,
+) -> tuple[Game, list[Effects]]: ...
+
+
+@overload
+def fold(
+    rules: RuleSet,
+    events: Iterable[tuple[str, dict[str, Any]]],
+    *,
+    snapshot: dict[str, Any] | None = None,
+    effects: _Known,
+) -> tuple[Game, _Known]: ...
+
+
 def fold(
     rules: RuleSet,
     events: Iterable[tuple[str, dict[str, Any]]],
     *,
     snapshot: dict[str, Any] | None = None,
     effects: Sequence[Effects] | None = None,
-) -> tuple[Game, list[Effects]]:
+) -> tuple[Game, Sequence[Effects]]:
     """Fold ``events`` (kind, payload) from ``snapshot`` (or the game's start): the
     engine after them and each event's ``Effects``, in order.
 
@@ -174,22 +197,32 @@ def fold(
 
     ``effects``: the events' effects when they are known — events accepted once with
     those effects and stored since (``referee.store.RoundCache``), one per event. They
-    are then returned as given and not worked out again: runs of moves are replayed by
-    ``Game.replay`` (the core's fast path for ordinary legal moves, ≈ 1 µs a move
-    against ≈ 7 for ``push`` with its reports, issue 14), other events by
-    ``apply_event``. The engine is the same either way (tested).
+    are then returned as given (not copied: a ``referee.store.CachedEffects`` makes each
+    only when it is read) and not worked out again (``replay``). The engine is the same
+    either way (tested).
     """
     events = list(events)
-    game = resume(rules, snapshot or initial_snapshot(rules))
-    game.void_ahead = frozenset(
-        number
-        for kind, payload in events
-        if kind == "void" and (number := ruling_round(kind, payload)) is not None
-    )
-    if effects is None:
-        return game, [apply_event(game, kind, payload) for kind, payload in events]
-    if len(effects) != len(events):
-        raise ValueError("one known effect for each event")
+    if effects is not None:
+        if len(effects) != len(events):
+            raise ValueError("one known effect for each event")
+        return replay(rules, events, snapshot=snapshot), effects
+    game = _resumed(rules, events, snapshot)
+    return game, [apply_event(game, kind, payload) for kind, payload in events]
+
+
+def replay(
+    rules: RuleSet,
+    events: Sequence[tuple[str, dict[str, Any]]],
+    *,
+    snapshot: dict[str, Any] | None = None,
+) -> Game:
+    """The engine after ``events`` (kind, payload) from ``snapshot`` (or the game's start),
+    for events accepted before and stored since, whose effects are known (``fold`` with
+    ``effects``): runs of moves are replayed by ``Game.replay`` (the core's fast path for
+    ordinary legal moves, ≈ 1 µs a move against ≈ 7 for ``push`` with its reports, issue
+    14), other events by ``apply_event``. Raises the core's ``RefereeError`` as
+    ``apply_event`` does."""
+    game = _resumed(rules, events, snapshot)
     moves: list[dict[str, Any]] = []
     for kind, payload in events:
         if kind == "move":
@@ -201,7 +234,21 @@ def fold(
         apply_event(game, kind, payload)
     if moves:
         game.replay(moves)
-    return game, list(effects)
+    return game
+
+
+def _resumed(
+    rules: RuleSet, events: Sequence[tuple[str, dict[str, Any]]], snapshot: dict[str, Any] | None
+) -> Game:
+    """The engine at ``snapshot`` (or the game's start), with the rounds that a ``void``
+    event among ``events`` names begun voided (R35)."""
+    game = resume(rules, snapshot or initial_snapshot(rules))
+    game.void_ahead = frozenset(
+        number
+        for kind, payload in events
+        if kind == "void" and (number := ruling_round(kind, payload)) is not None
+    )
+    return game
 
 
 def check_storable(value: Any) -> None:

@@ -7,6 +7,7 @@ game row caches a snapshot of the standing at the start of its last round
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from referee import folding, store
@@ -44,8 +45,8 @@ def game_state_for(
 def game_state(
     game: Game,
     engine: EngineGame,
-    events: list[Any],
-    effects: list[folding.Effects],
+    events: Sequence[Any],
+    effects: Sequence[folding.Effects],
     *,
     viewer: int | None,
     players: list[str],
@@ -111,11 +112,17 @@ def game_state(
         "turn": turn,
         "round": _with_verification(_round_state(engine, rnd, status, viewer), game),
         "seats": seats,
-        "last_events": [
-            _event_summary(event, effect)
-            for event, effect in list(zip(events, effects, strict=True))[-LAST_EVENTS:]
-        ],
+        "last_events": _last_events(events, effects),
     }
+
+
+def _last_events(events: Sequence[Any], effects: Sequence[folding.Effects]) -> list[dict[str, Any]]:
+    """The last ``LAST_EVENTS`` events with their effects (one effect per event), oldest
+    first; only those effects are read (a round cache makes each when it is read)."""
+    if len(events) != len(effects):
+        raise ValueError("one effect for each event")
+    start = max(0, len(events) - LAST_EVENTS)
+    return [_event_summary(events[i], effects[i]) for i in range(start, len(events))]
 
 
 UNVERIFIED: dict[str, Any] = {

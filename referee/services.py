@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -804,7 +804,7 @@ def _next_round_cache(
     version: int,
     snapshot: dict[str, Any],
     current: store.CurrentRound,
-    effects: list[folding.Effects],
+    effects: Sequence[folding.Effects],
     new: store.CachedEvent,
     effect: folding.Effects,
 ) -> store.RoundCache:
@@ -816,7 +816,11 @@ def _next_round_cache(
     ):
         # The round goes on: its cache grows by one.
         events: tuple[store.CachedEvent, ...] = (*current.events, new)
-        known: tuple[folding.Effects, ...] = (*effects, effect)
+        known: Sequence[folding.Effects] = (
+            effects.appended(effect, new.round_number)
+            if isinstance(effects, store.CachedEffects)
+            else (*effects, effect)
+        )
     else:
         kept = [
             (store.CachedEvent.of(e), f)
@@ -845,7 +849,7 @@ def _submitted(
         game,
         engine,
         list(cache.events),
-        list(cache.effects),
+        cache.effects,
         viewer=actor.seat,
         viewer_label=actor.label,
         players=list(cache.players),
@@ -861,12 +865,12 @@ class _Folded:
     version: int
     current: store.CurrentRound
     engine: EngineGame
-    effects: list[folding.Effects]
+    effects: Sequence[folding.Effects]
     effect: folding.Effects
 
     def as_tuple(
         self,
-    ) -> tuple[store.CurrentRound, EngineGame, list[folding.Effects], folding.Effects]:
+    ) -> tuple[store.CurrentRound, EngineGame, Sequence[folding.Effects], folding.Effects]:
         return self.current, self.engine, self.effects, self.effect
 
 

@@ -214,6 +214,76 @@ def test_the_round_cache_reads_back_every_effect_it_writes_R13_R17_R23_R24_R35()
         assert store.RoundCache.from_json({**data, "effects": odd}).effects is None
 
 
+_TRANSFERS = st.lists(
+    st.fixed_dictionaries(
+        {
+            "move": st.none() | st.integers(0, 40),
+            "from": st.sampled_from(["table", 0, 1, 2, 3, 4]),
+            "to": st.sampled_from(["table", 0, 1, 2, 3, 4]),
+            "stones": st.integers(1, 9),
+            "reason": st.sampled_from(["pass", "passebunge", "cappu", "manguno"]),
+        }
+    ),
+    max_size=2,
+)
+_EFFECTS = st.builds(
+    folding.Effects,
+    st.integers(1, 3),
+    st.lists(st.sampled_from(["PASS", "PASSEBUNGE", "MAPPAKULING", "CEKI", "CAMAT"]), max_size=2),
+    _TRANSFERS,
+    st.booleans(),
+    st.booleans(),
+    st.none() | st.integers(0, 4),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 3), _EFFECTS), max_size=20), st.data())
+def test_cached_effects_read_as_the_effects_they_keep_R13_R17_R23(pairs, data):
+    """``CachedEffects`` is the tuple of effects it was made of, by index, slice and
+    iteration, after a trip through the row's JSON and after ``appended``; it holds only
+    the effects that say more than their event's round (R13, R17, R23: passes, PASSEBUNGE
+    and CAMAT are written, a plain play is not)."""
+    rounds = [number for number, _ in pairs]
+    effects = [effect for _, effect in pairs]
+    events = tuple(
+        store.CachedEvent(i, "move", {"seat": i % 5, "pass": True}, number, "seat 1")
+        for i, number in enumerate(rounds)
+    )
+    kept = store.CachedEffects.of(events, effects)
+    again = store.CachedEffects.from_json(json.loads(json.dumps(kept.to_json())), tuple(rounds))
+    expected = [e.to_dict() for e in effects]
+    for value in (kept, again):
+        assert len(value) == len(effects)
+        assert [e.to_dict() for e in value] == expected
+        assert [value[i].to_dict() for i in range(-len(effects), len(effects))] == expected * 2
+        start = data.draw(st.integers(-25, 25))
+        assert [e.to_dict() for e in value[start:]] == expected[start:]
+    assert again == kept
+    assert set(kept.to_json()) == {
+        str(i) for i, (n, e) in enumerate(pairs) if e.to_dict() != folding.Effects(n).to_dict()
+    }
+    extra = data.draw(_EFFECTS)
+    grown = kept.appended(extra, 2)
+    assert [e.to_dict() for e in grown] == [*expected, extra.to_dict()]
+    assert [e.to_dict() for e in kept] == expected  # ``appended`` leaves the first as it was
+    with pytest.raises(IndexError):
+        kept[len(effects)]
+
+
+def test_cached_effects_of_events_the_round_does_not_have_are_unknown_R27():
+    """An effect keyed by an index the cached round has not (or not as ``to_json`` writes
+    it) makes the cache's effects unknown: the fold works them out (R27), never a 500."""
+    events = tuple(
+        store.CachedEvent(i, "move", {"seat": i, "pass": True}, 1, "seat 1") for i in range(3)
+    )
+    cache = store.RoundCache(4, 1, events, ("A", "B", "C", "D", "E"), [folding.Effects(1)] * 3)
+    data = cache.to_json()
+    for odd in ({"3": [["PASS"]]}, {"-1": [["PASS"]]}, {"01": [["PASS"]]}, {"x": [["PASS"]]}):
+        assert store.RoundCache.from_json({**data, "effects": odd}).effects is None
+    assert store.RoundCache.from_json({**data, "effects": {"2": [["PASS"]]}}).effects is not None
+
+
 def test_a_round_cache_written_before_effects_were_kept_still_reads_and_a_move_renews_it_R27():
     organiser, game = a_game_led_by_seat_2()
     game.refresh_from_db()
