@@ -17,6 +17,7 @@ condition is a 412 (``precondition_failed``) and the view never runs.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -118,6 +119,11 @@ class LegacyLanguageMiddleware:
         return self.get_response(request)
 
 
+# C0 controls but the tab, and DEL: what a header's text may not hold (one search of each
+# header, where testing each character in Python was ≈ 90 steps of every request).
+_HEADER_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
+
+
 class EdgeTextMiddleware:
     """400 for a path, query parameter or header holding NUL, a control character or a lone
     surrogate, or a query text over ``MAX_TEXT_LENGTH`` (``text_invalid``/``text_too_long``:
@@ -149,7 +155,7 @@ class EdgeTextMiddleware:
             # A header's bytes arrive as Latin-1, so UTF-8 text in it shows C1 controls:
             # only C0 controls (NUL…) are refused there.
             if key.startswith("HTTP_") and isinstance(value, str):
-                if any(ord(ch) < 0x20 and ch != "\t" or ord(ch) == 0x7F for ch in value):
+                if _HEADER_CONTROL.search(value) is not None:
                     return "text_invalid"
         return None
 

@@ -13,11 +13,13 @@ from typing import Any
 import pytest
 from django.core.cache import caches
 from django.core.cache.backends.db import DatabaseCache
+from django.test import RequestFactory
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
 from referee import services
 from referee.api.parsers import MAX_TEXT_LENGTH
+from referee.middleware import EdgeTextMiddleware
 from referee.models import RefusedEvent
 from tests.factories import UserFactory
 from tests.referee.conftest import API, PROBLEM, table_client, token_client
@@ -168,15 +170,27 @@ def test_bad_text_in_a_query_is_400_not_500(world, query):
     assert response.json()["code"] in {"text_invalid", "text_too_long"}
 
 
-def test_nul_in_a_header_is_400_not_500(world):
+@pytest.mark.parametrize("key", ["k\x00", "\x01k", "k\nk", "k\x1f", "k\x7f"])
+def test_nul_in_a_header_is_400_not_500(world, key):
     url = f"{API}/games/{world['params']['game_id']}/moves/"
 
     response = world["phone"].post(
-        url, {"seat": 1, "tile": "6-6"}, format="json", HTTP_IDEMPOTENCY_KEY="k\x00"
+        url, {"seat": 1, "tile": "6-6"}, format="json", HTTP_IDEMPOTENCY_KEY=key
     )
 
     assert response.status_code == 400
     assert response.json()["code"] == "text_invalid"
+
+
+@pytest.mark.parametrize(
+    "accept", ["application/json;\tq=1", "application/json, caf\xe2\x80\xa6/x"]
+)
+def test_a_tab_or_latin_1_text_in_a_header_is_not_refused_as_a_control(accept):
+    """Only C0 controls (but the tab) and DEL are refused in a header: a tab is allowed
+    whitespace and UTF-8 arrives as Latin-1 text, C1 controls included (RFC 9110 §5.5)."""
+    request = RequestFactory().get("/api/v1/", HTTP_ACCEPT=accept)
+
+    assert EdgeTextMiddleware.fault(request) is None
 
 
 @pytest.mark.parametrize("season", ["0", "²", "9" * 30, "-1"])
