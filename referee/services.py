@@ -848,7 +848,7 @@ def _submitted(
     state = game_state(
         game,
         engine,
-        list(cache.events),
+        cache.events,
         cache.effects,
         viewer=actor.seat,
         viewer_label=actor.label,

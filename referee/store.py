@@ -241,10 +241,13 @@ class CachedEffects(Sequence[folding.Effects]):
     @classmethod
     def of(cls, events: Sequence[CachedEvent], effects: Sequence[folding.Effects]) -> CachedEffects:
         """``effects`` (one per event of ``events``) as held by a ``RoundCache``."""
-        kept = cls((), {}, {})
-        for event, effect in zip(events, effects, strict=True):
-            kept = kept.appended(effect, event.round_number)
-        return kept
+        rounds = tuple(event.round_number for event in events)
+        known: dict[int, folding.Effects] = {}
+        json: dict[str, list[Any]] = {}
+        for index, (number, effect) in enumerate(zip(rounds, effects, strict=True)):
+            if not _plain(effect, number):
+                known[index], json[str(index)] = effect, _effect_json(effect, number)
+        return cls(rounds, known, json)
 
     @classmethod
     def from_json(cls, known: dict[str, Any], rounds: tuple[int, ...]) -> CachedEffects:
