@@ -22,7 +22,7 @@ from referee.engine.errors import (
 )
 from referee.engine.moves import Move, Pass, Play
 from referee.engine.names import reorders_text
-from referee.engine.round import MoveReport, Round, _move_parts, check_seat
+from referee.engine.round import MoveReport, Round, check_seat, move_parts
 from referee.engine.rules import DEFAULT_RULES, RuleSet
 from referee.engine.tiles import SEATS, Tile
 from scoring.core import settlement
@@ -391,7 +391,7 @@ class Game:
                 move: Move = raw
             else:
                 seat = check_seat(raw.get("seat") if isinstance(raw, Mapping) else None)
-                kind, raw_tile, on = _move_parts(raw)
+                kind, raw_tile, on = move_parts(raw)
                 move = Pass(seat) if kind == "pass" else Play(seat, Tile.parse(raw_tile), on)
         except RefereeError as error:
             raise error.at(round=game_round.round.number, move=index) from None

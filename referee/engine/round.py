@@ -498,7 +498,7 @@ class Round:
                 )
             if self.outcome is not None:
                 raise RoundOver(gettext_noop("the round is over: no move can follow its end"))
-            kind, raw_tile, on = _move_parts(move)
+            kind, raw_tile, on = move_parts(move)
             if self.ends is None:
                 if self.expected_leader is not None and seat != self.expected_leader:
                     raise WrongLeader(
@@ -1027,7 +1027,7 @@ def _get(data: object, key: str) -> object:
     return data.get(key)
 
 
-def _move_parts(raw: Move | Mapping[str, Any]) -> tuple[str, object, int | None]:
+def move_parts(raw: Move | Mapping[str, Any]) -> tuple[str, object, int | None]:
     """Split a move into (``"play"``/``"pass"``, raw tile, on), or raise ``record_invalid``."""
     if type(raw) is not dict:
         if isinstance(raw, Play):

@@ -22,7 +22,7 @@ from referee.engine.game import Game
 from referee.engine.moves import Play
 from referee.engine.records import RECORD_FORMAT, result_of
 from referee.engine.rules import DEFAULT_RULES, RuleSet
-from referee.engine.simulation import _deal
+from referee.engine.simulation import deal_hands
 from referee.engine.strategies import STRATEGIES, choose, decision_rng, observe
 from referee.engine.tiles import SEATS
 
@@ -74,7 +74,7 @@ def play_game(
     game = Game(rules)
     record_rounds: list[dict[str, Any]] = []
     for number in range(1, rounds + 1):
-        hands = _deal(deal_rng, rules, first=number == 1)
+        hands = deal_hands(deal_rng, rules, first=number == 1)
         for s in range(SEATS):
             game.declare(s, sorted(hands[s]))
         data: dict[str, Any] = {

@@ -50,7 +50,7 @@ def random_record(
         return spell(tile, rng) if mixed_spellings else str(tile)
 
     for number in range(1, rounds + 1):
-        hands = _deal(rng, rules, first=number == 1)
+        hands = deal_hands(rng, rules, first=number == 1)
         data: dict[str, Any] = {"moves": []}
         declared = {s: hands[s] for s in range(SEATS) if rng.random() < declare_probability}
         if declared:
@@ -120,7 +120,7 @@ def _pusher(game: Game, moves: list[dict[str, Any]]) -> Callable[[dict[str, Any]
     return push
 
 
-def _deal(rng: random.Random, rules: RuleSet, *, first: bool) -> list[set[Tile]]:
+def deal_hands(rng: random.Random, rules: RuleSet, *, first: bool) -> list[set[Tile]]:
     """Five hands of five (R4); for a first round, one that holds a first-lead double (R5)."""
     while True:
         tiles = list(ALL_TILES)

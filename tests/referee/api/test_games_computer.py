@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from referee.computer import computer_turns_play
 from referee.engine.records import replay_record
 from referee.engine.rules import DEFAULT_RULES
-from referee.engine.simulation import PLAYERS, _deal
+from referee.engine.simulation import PLAYERS, deal_hands
 from referee.engine.tiles import Tile
 from referee.models import Event, Game, TableToken
+from referee.services.computer import computer_turns_play
 from tests.referee.conftest import API, PROBLEM, GameApi
 
 COMPUTER = 3
@@ -122,7 +122,7 @@ def test_a_table_one_player_short_plays_several_rounds_with_a_computer_seat_r39(
     rng = random.Random(39)
     outcomes = []
     for number in range(1, 4):
-        hands = _deal(rng, DEFAULT_RULES, first=number == 1)
+        hands = deal_hands(rng, DEFAULT_RULES, first=number == 1)
         outcomes.append(play_round(table, hands, first=number == 1))
 
     assert len(outcomes) == 3

@@ -19,7 +19,7 @@ from referee.engine.moves import Pass, Play
 from referee.engine.records import replay_record
 from referee.engine.rules import RuleSet
 from referee.engine.selfplay import play_game
-from referee.engine.simulation import _deal
+from referee.engine.simulation import deal_hands
 from referee.engine.strategies import (
     STRATEGIES,
     SeatView,
@@ -42,7 +42,7 @@ def _position(seed: int, rounds: int, stop: int) -> tuple[Game, list[set[Tile]],
     rng = random.Random(seed)
     game = Game()
     for number in range(1, rounds + 1):
-        hands = _deal(rng, game.rules, first=number == 1)
+        hands = deal_hands(rng, game.rules, first=number == 1)
         for seat in range(SEATS):
             game.declare(seat, sorted(hands[seat]))
         current = game.rounds[-1].round
@@ -60,7 +60,7 @@ def _position(seed: int, rounds: int, stop: int) -> tuple[Game, list[set[Tile]],
         if number == rounds:
             if seat is None:  # the round ended before ``stop``: look at the next lead
                 seat = game.expected_leader()
-                hands = _deal(rng, game.rules, first=False)
+                hands = deal_hands(rng, game.rules, first=False)
             return game, hands, seat
     raise AssertionError("unreachable")
 
