@@ -116,7 +116,7 @@ def run(*, repeat: int, token: str, seed_from: int = SEED_FROM) -> dict[str, Any
 
     from referee import folding
     from referee.engine.records import Record, replay_record
-    from referee.verification import without_verification
+    from referee.services.verification import without_verification
     from scoring import services as league
     from scoring.lines import game_lines
     from scoring.models import SeatRound

@@ -8,4 +8,4 @@ class RefereeConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from referee import computer  # noqa: F401  (registers the computer seats' turn, R39)
+        from referee.services import computer  # noqa: F401  (registers the computer seats' turn, R39)

@@ -53,6 +53,7 @@ from referee import folding
 from referee.engine import Game as EngineGame
 from referee.engine import RuleSet
 from referee.models import (
+    Correction,
     Event,
     Game,
     GameSession,
@@ -72,13 +73,21 @@ __all__ = [
     "RoundCache",
     "Sitting",
     "append_event",
+    "commit",
+    "commit_refold",
     "current_round",
     "live_token",
     "live_token_window",
     "lock",
+    "lock_games",
     "replace",
+    "replace_events",
     "reserve_sitting_id",
+    "revoke_events",
+    "revoke_tokens",
+    "rule_set",
     "rules_of",
+    "save_state",
     "set_state",
     "state_of",
 ]
@@ -97,7 +106,13 @@ def rules_of(game: Game) -> RuleSet:
 
     ``RuleSet`` is frozen: sharing one instance between games and threads is safe.
     """
-    return _rules(orjson.dumps(game.rules, option=orjson.OPT_SORT_KEYS).decode())
+    return rule_set(game.rules)
+
+
+def rule_set(rules: dict[str, Any]) -> RuleSet:
+    """``Game.rules`` (a stored rule set's dict, R40) as a ``RuleSet``, parsed once per
+    process per distinct rule set (``rules_of`` for a game row)."""
+    return _rules(orjson.dumps(rules, option=orjson.OPT_SORT_KEYS).decode())
 
 
 # -- the cached state ------------------------------------------------------------------
@@ -444,9 +459,126 @@ def state_of(game: Game) -> GameState:
 
 
 def set_state(game: Game, state: GameState) -> None:
-    """Put ``state`` on the row (the caller saves ``state``, usually with the version)."""
+    """Put ``state`` on the row, unsaved. Only this module's writes (``commit``,
+    ``save_state``, ``append_event``) call it; elsewhere a test that shapes a row."""
     game.state = state.to_json()
     setattr(game, _STATE_ATTRIBUTE, (game.state, state))
+
+
+def commit(
+    game: Game,
+    state: GameState | None = None,
+    *,
+    version: int | None = None,
+    fields: Sequence[str] = (),
+) -> None:
+    """Move ``game`` on to its next version (or to ``version``, an import's count of events)
+    with ``state`` (default: the row's state as it is) and save it, with the row's other
+    ``fields`` the caller changed (e.g. ``status``). The caller holds the game's lock.
+
+    Every write that changes what the table sees moves the version on: phones redraw
+    (``ETag``), a client's ``If-Match`` of the old version is stale (412/409), and the
+    fast path's compare-and-set (``append_event``) sees that another write came first.
+    A write that moves the version on without a new ``current`` drops the round cache
+    (it is of the older version: the next read takes the events from their table).
+    """
+    game.version = game.version + 1 if version is None else version
+    set_state(game, state if state is not None else state_of(game))
+    game.save(update_fields=["version", "state", *fields])
+
+
+def commit_refold(
+    game: Game,
+    *,
+    snapshot: dict[str, Any],
+    substitutes: Sequence[Sequence[Any]],
+    verification: dict[str, Any],
+    next_position: int | None = None,
+) -> None:
+    """``commit`` after the game's events changed under it (an undo, a correction, a ruling,
+    R35–R38): ``snapshot``, the standing at the start of the last round begun of the whole
+    game's fold (``folding.advance_snapshot``), the live ``substitutes`` (``[round, seat,
+    name, player]`` each, R38), the verifications the state shows
+    (``referee.services.verification.shown``) and the next position when it grew. The
+    round cache is dropped: it is of the older version."""
+    state = state_of(game)
+    commit(
+        game,
+        replace(
+            state,
+            snapshot=snapshot,
+            substitutes=tuple(tuple(s) for s in substitutes),
+            current=None,
+            verification=dict(verification),
+            next_position=max(state.next_position or 0, next_position or 0)
+            if next_position is not None
+            else state.next_position,
+        ),
+    )
+
+
+def save_state(game: Game, state: GameState) -> None:
+    """Save ``state`` without moving the version: only for what no phone has seen yet (a
+    game's computer seats set up in the transaction that creates it, R39)."""
+    set_state(game, state)
+    game.save(update_fields=["state"])
+
+
+# Positions moved by a correction park here first: a live position is unique per game.
+_PARKING_OFFSET = 1_000_000_000
+
+
+def replace_events(
+    game: Game,
+    *,
+    correction: Correction,
+    revoked: Sequence[Event],
+    shifts: dict[int, list[int]],
+    new: Sequence[Event],
+) -> list[Event]:
+    """Write a correction's events (R37): ``revoked`` revoked by ``correction``, the kept
+    events of ``shifts`` (shift → ids) moved by that many positions, ``new`` inserted
+    (unsaved ``Event`` rows, at their final positions). Only rows that change are written:
+    one ``UPDATE`` for the revoked, one per distinct shift (every later event after an
+    insertion, say) and one to unpark them, one ``INSERT``. The new rows, saved. The
+    caller holds the game's lock and commits the version (``commit_refold``)."""
+    revoke_events(revoked, correction)
+    for shift, ids in shifts.items():  # parked out of the way first
+        Event.objects.filter(pk__in=ids).update(
+            position=models.F("position") + shift + _PARKING_OFFSET
+        )
+    created = Event.objects.bulk_create(new) if new else []
+    if shifts:
+        Event.objects.filter(
+            game=game, revoked_by__isnull=True, position__gte=_PARKING_OFFSET
+        ).update(position=models.F("position") - _PARKING_OFFSET)
+    return created
+
+
+def revoke_tokens(game: Game, tokens: Sequence[TableToken]) -> None:
+    """Revoke table ``tokens`` of ``game`` under its lock: those phones lose the game at once
+    and their seats are free. ``Game.revocations`` counts them: a move such a phone read
+    before cannot land after, since the fast path's compare-and-set (``append_event``) wants
+    the count it read, and the locked path reads the token again. The version stays: the
+    other phones' taps made on it still apply (QA)."""
+    if not tokens:
+        return
+    now = timezone.now()
+    TableToken.objects.filter(pk__in=[t.pk for t in tokens]).update(revoked_at=now)
+    for token in tokens:
+        token.revoked_at = now
+    game.revocations += len(tokens)
+    game.save(update_fields=["revocations"])
+
+
+def revoke_events(events: Sequence[Event], correction: Correction) -> None:
+    """Revoke ``events`` by ``correction`` (an undo, a correction: R37): kept, never deleted,
+    no longer live. One ``UPDATE``; the rows given follow. The caller commits a version."""
+    if not events:
+        return
+    Event.objects.filter(pk__in=[e.pk for e in events]).update(revoked_by=correction)
+    for event in events:
+        event.revoked_by = correction
 
 
 # -- the current round -----------------------------------------------------------------
@@ -628,6 +760,13 @@ def lock(game_id: Any) -> Game:
     if row is None:
         raise Game.DoesNotExist("Game matching query does not exist.")
     return _instance(Game, row)
+
+
+def lock_games(game_ids: Sequence[Any]) -> None:
+    """Lock the rows of games ``game_ids`` until the transaction ends, in id order (two
+    writers that lock several games never wait for each other in a circle): a league
+    write that touches every game a player sat (a merge)."""
+    list(Game.objects.select_for_update().filter(pk__in=list(game_ids)).order_by("pk").values("pk"))
 
 
 def live_token(key_hash: str) -> TableToken | None:

@@ -22,12 +22,10 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet,
 from django.db.models.functions import Cast
 from django.utils import timezone
 
-from referee import folding
+from referee import folding, store
 from referee.engine import Game as EngineGame
-from referee.engine import RuleSet
 from referee.engine.names import identity_key
 from referee.models import Event, Game, Seat
-from referee.store import state_of
 from scoring import ratings as ratings_core
 from scoring import selectors
 from scoring.exceptions import (
@@ -188,7 +186,7 @@ def player_merge(
         .values_list("seat__game_id", flat=True)
         .distinct()
     )
-    list(Game.objects.select_for_update().filter(pk__in=game_ids).order_by("pk").values("pk"))
+    store.lock_games(game_ids)
     locked = {
         p.pk: p
         for p in Player.objects.select_for_update().filter(pk__in=[survivor.pk, duplicate.pk])
@@ -354,7 +352,7 @@ def seat_link(*, game: Game, seat_number: int, player: Player | None, by: UserLi
     to a game. Raises ``not_club_organiser``, ``player_not_in_club``,
     ``player_merged`` and ``player_twice`` (already in another seat).
     """
-    game = Game.objects.select_for_update().get(pk=game.pk)
+    game = store.lock(game.pk)
     league = selectors.game_league(game=game)
     if league is None:
         raise ClubRequired()
@@ -393,7 +391,7 @@ def game_league_assign(*, game: Game, club: Club | None, season: Season | None) 
     Raises ``season_not_in_club`` and ``season_archived``; a club change
     with registered players seated is ``player_not_in_club``.
     """
-    game = Game.objects.select_for_update().get(pk=game.pk)
+    game = store.lock(game.pk)
     current = selectors.game_league(game=game)
     if season is not None:
         if club is None:
@@ -579,7 +577,7 @@ def seat_rounds_rebuild(
     if engine is None or settled_at is None:
         live = list(game.events.filter(revoked_by__isnull=True).order_by("position"))
         pairs = [(event.kind, event.payload) for event in live]
-        folded, effects = folding.fold(RuleSet.from_dict(game.rules), pairs)
+        folded, effects = folding.fold(store.rules_of(game), pairs)
         engine = engine or folded
         settled_at = {
             effect.round: event.created_at
@@ -1048,7 +1046,7 @@ def _players_by_round(game: Game) -> tuple[Any, int | None, int | None]:
         rows = cursor.fetchall()
     players = {number: player for number, player, _, _ in rows}
     club_id, season_id = (rows[0][2], rows[0][3]) if rows else (None, None)
-    substitutes = sorted(state_of(game).substitutes, key=lambda sub: sub[0] or 0)
+    substitutes = sorted(store.state_of(game).substitutes, key=lambda sub: sub[0] or 0)
 
     def player_of(number: int, seat: int) -> int | None:
         who = players.get(seat)

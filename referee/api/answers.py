@@ -23,11 +23,11 @@ from rest_framework.response import Response
 
 from referee import conditional, folding, selectors
 from referee.api.problems import ProblemResponse
-from referee.corrections import Corrected, redacted
 from referee.idempotency import Rendered, Replay
 from referee.models import Correction, Event, Game
 from referee.services import Closed, SessionChanged, Submitted, Undone
-from referee.verification import Verified, verification_dict
+from referee.services.corrections import Corrected, redacted
+from referee.services.verification import Verified, verification_dict
 
 
 class _OfAGame(Protocol):

@@ -7,7 +7,7 @@ to that place, privately (``computer_hand_declare``: a declared hand, R31;
 no phone may join a computer seat, so no other token reads them before the
 round is over). Whenever that seat is to move and its hand is known, the
 referee chooses its move with the seat's strategy and enters it as that
-seat's move through ``services.event_submit`` — after the event before it,
+seat's move through ``events.event_submit`` — after the event before it,
 in its own transaction, with a version precondition and an idempotency key,
 so a move is entered once however many requests look at the table — and a
 person at the table places the tile. The rules judge it like any other move.
@@ -31,10 +31,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 from django.utils.translation import gettext
 
-from referee import services, store
+from referee import store
 from referee.engine import RefereeError
 from referee.engine.game import Game as EngineGame
 from referee.engine.moves import Move
@@ -51,7 +50,10 @@ from referee.exceptions import (
 from referee.idempotency import Idempotency, Rendered, Replay
 from referee.models import Game, Seat, TableToken
 from referee.selectors import game_state_for
-from referee.store import rules_of, set_state, state_of
+from referee.services import events, guard
+from referee.services.events import Submitted
+from referee.services.guard import Actor, Precondition
+from referee.store import rules_of, state_of
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +62,7 @@ MAX_MOVES_IN_A_ROW = 60
 
 
 @dataclass(frozen=True)
-class ComputerActor(services.Actor):
+class ComputerActor(Actor):
     """The referee entering computer seat ``computer_seat``'s move (R39).
 
     Its answer's state is no seat's view (``seat`` is ``None``): it shows no hand.
@@ -75,7 +77,7 @@ class ComputerActor(services.Actor):
 
 
 @dataclass(frozen=True)
-class OrganiserForComputer(services.Actor):
+class OrganiserForComputer(Actor):
     """An organiser declaring computer seat ``computer_seat``'s hand (R31, R39), the only
     hand they may declare; the answer's state shows no hand."""
 
@@ -109,12 +111,11 @@ def computer_seats_setup(*, game: Game, strategies: dict[int, str]) -> None:
             raise ValueError(f"seat {seat} cannot be played by {name!r}")
         Seat.objects.filter(game=game, number=seat).update(computer=name)
     seats = {str(s): n for s, n in sorted(strategies.items())}
-    set_state(game, store.replace(state_of(game), computer_seats=seats))
-    game.save(update_fields=["state"])
+    store.save_state(game, store.replace(state_of(game), computer_seats=seats))
 
 
 def seat_strategy_set(
-    *, game_id: Any, seat: int, strategy: str | None, actor: services.Actor
+    *, game_id: Any, seat: int, strategy: str | None, actor: Actor
 ) -> dict[str, Any]:
     """Make ``seat`` (0–4) a computer seat playing ``strategy``, or a person's again (``None``).
 
@@ -129,7 +130,7 @@ def seat_strategy_set(
     if seat not in range(5) or (strategy is not None and strategy not in STRATEGIES):
         raise ValueError(f"seat {seat} cannot be played by {strategy!r}")  # the API refuses first
     with transaction.atomic():
-        game = Game.objects.select_for_update().get(pk=game_id)  # one writer at a time
+        game = guard.lock(game_id, actor)  # one writer at a time
         if game.status != Game.Status.OPEN:
             raise GameClosed()
         engine = _fold(game)
@@ -140,12 +141,13 @@ def seat_strategy_set(
         seats = {str(s): n for s, n in computer_seats(game).items() if s != seat}
         if strategy is not None:
             seats[str(seat)] = strategy
-            TableToken.objects.filter(game=game, seat=seat, revoked_at__isnull=True).update(
-                revoked_at=timezone.now()
+            # A phone must not read the computer's hand (R39): its seat's phones leave.
+            store.revoke_tokens(
+                game, list(TableToken.objects.filter(game=game, seat=seat, revoked_at__isnull=True))
             )
-        game.version += 1
-        set_state(game, store.replace(state_of(game), computer_seats=dict(sorted(seats.items()))))
-        game.save(update_fields=["version", "state"])
+        store.commit(
+            game, store.replace(state_of(game), computer_seats=dict(sorted(seats.items())))
+        )
     computer_turns_play(game_id=game_id)
     return game_state_for(Game.objects.get(pk=game_id), viewer=None)
 
@@ -155,13 +157,13 @@ def computer_hand_declare(
     game_id: Any,
     seat: int,
     tiles: Any,
-    actor: services.Actor,
-    precondition: services.Precondition | None = None,
-    idempotency: Idempotency[services.Submitted] | None = None,
-) -> services.Submitted | Replay:
+    actor: Actor,
+    precondition: Precondition | None = None,
+    idempotency: Idempotency[Submitted] | None = None,
+) -> Submitted | Replay:
     """The organiser enters the five tiles dealt to computer seat ``seat`` (R31, R39).
 
-    As ``services.event_submit`` of a hand (its result, its errors: the rules core's, and
+    As ``events.event_submit`` of a hand (its result, its errors: the rules core's, and
     ``version_mismatch`` …); ``seat_not_computer`` (409) for a person's seat and
     ``seat_not_allowed`` (403) for a phone. The answer's state shows no hand; the
     computer moves at once if it is its turn.
@@ -171,7 +173,7 @@ def computer_hand_declare(
     game = Game.objects.get(pk=game_id)
     if seat not in computer_seats(game):
         raise SeatNotComputer()
-    return services.event_submit(
+    return events.event_submit(
         game_id=game_id,
         kind="hand",
         payload={"seat": seat, "tiles": tiles},
@@ -182,7 +184,7 @@ def computer_hand_declare(
 
 
 def computer_turn_play(
-    *, game_id: Any, actor: services.Actor, lead_seat: int | None = None
+    *, game_id: Any, actor: Actor, lead_seat: int | None = None
 ) -> dict[str, Any]:
     """Play the computer's move now (after an undo, or when the table calls its lead).
 
@@ -200,7 +202,7 @@ def computer_turn_play(
 def computer_turns_play(*, game_id: Any, lead_seat: int | None = None) -> int:
     """Enter every computer move now due, one transaction each; returns how many.
 
-    Each goes through ``services.event_submit`` with the version it was chosen at
+    Each goes through ``events.event_submit`` with the version it was chosen at
     (``If-Match``) and a key naming that version: a request that lost the race to
     another sees the version move on, looks again and finds nothing to do.
     """
@@ -213,12 +215,12 @@ def computer_turns_play(*, game_id: Any, lead_seat: int | None = None) -> int:
         move, strategy = due
         payload = move.to_dict()
         try:
-            services.event_submit(
+            events.event_submit(
                 game_id=game_id,
                 kind="move",
                 payload=payload,
                 actor=ComputerActor(computer_seat=move.seat, strategy=strategy),
-                precondition=services.Precondition(game.version),
+                precondition=Precondition(game.version),
                 idempotency=Idempotency(
                     f"computer:{game.version}",
                     Idempotency.fingerprint_of("computer", str(game_id), payload),
@@ -231,14 +233,14 @@ def computer_turns_play(*, game_id: Any, lead_seat: int | None = None) -> int:
     return played
 
 
-def _stored(submitted: services.Submitted) -> Rendered:
+def _stored(submitted: Submitted) -> Rendered:
     """What the idempotency store keeps of a computer's move: the event's position. Only
     this loop sends a ``computer:…`` key, and it needs no more than that the move is in."""
     return 201, {"event": {"position": submitted.event.position}}
 
 
-def after_event(game: Game, actor: services.Actor) -> bool:
-    """``services.AFTER_EVENT_HOOKS``: after a person's event, the computer seats due move."""
+def after_event(game: Game, actor: Actor) -> bool:
+    """``events.AFTER_EVENT_HOOKS``: after a person's event, the computer seats due move."""
     if isinstance(actor, ComputerActor) or not computer_seats(game):
         return False  # a computer's own move: the loop that entered it goes on
     try:
@@ -297,4 +299,4 @@ def _organiser_detail() -> str:
     return gettext("Only the organiser may set up or enter a computer seat's hand (R39).")
 
 
-services.AFTER_EVENT_HOOKS.append(after_event)
+events.AFTER_EVENT_HOOKS.append(after_event)

@@ -21,7 +21,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from referee import folding, signals, store
@@ -35,24 +34,9 @@ from referee.idempotency import Idempotency, Replay, remember, replay_of
 from referee.league import league
 from referee.models import Correction, Event, Game, Seat, TableAlert
 from referee.selectors import game_state_for
-from referee.services import (
-    Actor,
-    Precondition,
-    _check_open,
-    _check_probe_limit,
-    _count_probe,
-    _declared_seats,
-    _hand_change_detail,
-    _hand_detail,
-    _lock,
-    _may_correct_hand,
-    _refusal_log,
-)
-from referee.store import rules_of, set_state, state_of
-from referee.verification import verifications_refresh
-
-# Positions moved during a correction park here first: a live position is unique per game.
-_PARKING_OFFSET = 1_000_000_000
+from referee.services import guard, probes, verification
+from referee.services.guard import Actor, Precondition
+from referee.store import rules_of, state_of
 
 # Within a round, a replay takes substitutes first, then the events of play, then the
 # void and the adjustments (R34); a corrected game's events are kept in that order.
@@ -134,7 +118,7 @@ def events_correct(
     ``game_closed``, ``version_mismatch`` / ``precondition_failed`` and
     ``idempotency_key_reused``.
     """
-    _check_organiser(actor)
+    guard.check_organiser(actor)
     return _correct(
         game_id=game_id,
         edit=lambda game, slots: _apply_changes(slots, changes, may_write_hands=False),
@@ -175,11 +159,11 @@ def event_amend_any(
             raise EventNotAmendable()
         if target.kind in folding.RULING_KINDS and not organiser:
             raise OrganiserOnly()
-        if target.kind == Event.Kind.HAND and not _may_correct_hand(actor, target.origin):
-            raise SeatNotAllowed(_hand_change_detail())  # R31: only the phone that declared it
+        if target.kind == Event.Kind.HAND and not probes.may_correct_hand(actor, target.origin):
+            raise SeatNotAllowed(guard.hand_change_detail())  # R31: only the phone that declared it
         actor.check_seat(target.payload.get("seat"))
         actor.check_seat(payload.get("seat"))
-        _check_probe_limit(actor, game.pk)  # probing declared hands by amending (issue 12)
+        probes.check_probe_limit(actor, game.pk)  # probing declared hands by amending (issue 12)
         return _apply_changes(slots, [Change("amend", position, payload=payload)])
 
     return _correct(
@@ -205,7 +189,7 @@ def round_void(
     """Void round ``round`` with the organiser's reason (R35): its events are kept as
     entered but not judged, it moves no stone, and the next round is led as it
     should have been. The later rounds are judged again (R37)."""
-    _check_organiser(actor)
+    guard.check_organiser(actor)
     return _correct(
         game_id=game_id,
         edit=lambda game, slots: _apply_changes(
@@ -235,7 +219,7 @@ def round_adjust(
     """Move ``stones`` from ``source`` to ``to`` (``"table"`` or a seat 0–4) after round
     ``round``'s awards, with the organiser's reason (R36). Raises ``ruling_invalid``
     (R36) for a giver holding fewer, from = to, a round in play or waiting for reveals."""
-    _check_organiser(actor)
+    guard.check_organiser(actor)
     payload = {"round": round, "from": source, "to": to, "stones": stones, "reason": reason}
     return _correct(
         game_id=game_id,
@@ -270,7 +254,7 @@ def seat_substitute(
     ``player_merged``, and ``player_seated_elsewhere`` (409) for a club player
     in another open game unless ``allow_elsewhere``.
     """
-    _check_organiser(actor)
+    guard.check_organiser(actor)
 
     def edit(game: Game, slots: list[_Slot]) -> list[_Slot]:
         entry_name, player_id = _seat_entry(game, name, player, allow_elsewhere)
@@ -315,9 +299,9 @@ def seat_rename(
     ``player`` (R38), e.g. a misspelt guest or a guest identified later. Everything
     that shows the name follows; the league credits the seat's rounds to them
     (those before any substitute). Audited as a ``seat`` correction."""
-    _check_organiser(actor)
-    game = _lock(game_id, actor)
-    _check_open(game, None, actor)
+    guard.check_organiser(actor)
+    game = guard.lock(game_id, actor)
+    guard.check_open(game, None, actor)
     row = Seat.objects.get(game=game, number=check_seat(seat))
     entry_name, player_id = _seat_entry(game, name, player, allow_elsewhere, seat=row.number)
     previous = league().seat_players(game=game).get(row.number)  # the league keeps it
@@ -339,8 +323,7 @@ def seat_rename(
     )
     row.name = entry_name
     row.save(update_fields=["name"])
-    game.version += 1
-    game.save(update_fields=["version"])
+    store.commit(game)
     if previous != player_id:
         signals.seat_reseated.send(Game, game=game, seat=row, player=player_id)
     signals.rounds_changed.send(Game, game=game, engine=None, played_at=None)
@@ -355,7 +338,7 @@ def game_replace(*, game_id: Any, record: Any, actor: Actor, reason: str = "") -
     players must be the game's seats. Raises the record's first
     ``RefereeError`` (nothing changes), ``organiser_only``.
     """
-    _check_organiser(actor)
+    guard.check_organiser(actor)
     parsed = Record.parse(record)
 
     def edit(game: Game, slots: list[_Slot]) -> list[_Slot]:
@@ -400,12 +383,12 @@ def _correct(
     """Lock the game, ``edit`` its live events, judge the result as a replay and store it."""
     refused: RefereeError | None = None
     with transaction.atomic():
-        game = _lock(game_id, actor)
+        game = guard.lock(game_id, actor)
         if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
-        _check_open(game, precondition, actor)
+        guard.check_open(game, precondition, actor)
         if actor.token is None:  # an organiser's corrections may probe declared hands (R31)
-            _check_probe_limit(actor, game.pk)
+            probes.check_probe_limit(actor, game.pk)
         live = list(game.events.filter(revoked_by__isnull=True).order_by("position"))
         before = [_Slot(e.kind, e.payload, e.round_number, e) for e in live]
         after = edit(game, list(before))
@@ -421,7 +404,7 @@ def _correct(
             changes = _audit(before, after)
             single = changes[0] if len(changes) == 1 and "payload" in changes[0] else None
             # One event changed: the refused event itself; else the whole correction.
-            _refusal_log(
+            guard.refusal_log(
                 game,
                 changes[0]["kind"] if changes else Event.Kind.MOVE,
                 single["payload"] if single else {"correction": kind, "changes": changes},
@@ -429,17 +412,27 @@ def _correct(
                 actor,
             )
             if error.rule == "R31":  # a refusal against a declared hand counts as a probe
-                _count_probe(
-                    game, actor, TableAlert.Kind.REFUSALS, _declared_seats(live, besides=actor.seat)
+                probes.count_probe(
+                    game,
+                    actor,
+                    TableAlert.Kind.REFUSALS,
+                    probes.declared_seats(live, besides=actor.seat),
                 )
         if refused is None:
             now = timezone.now()
-            correction = _store(game, before, after, actor, reason, kind, now)
-            _recache(game, engine, after)
+            correction, next_position = _store(game, before, after, actor, reason, kind, now)
+            verification.verifications_refresh(game=game, actor=actor)  # resolves or resets
+            snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(engine.rules))
+            store.commit_refold(
+                game,
+                snapshot=snapshot,
+                substitutes=substitutes_of(after),
+                verification=verification.shown(game, snapshot),
+                next_position=next_position,
+            )
             signals.rounds_changed.send(
                 Game, game=game, engine=engine, played_at=None, settled_at=_settled_at(after, now)
             )
-            verifications_refresh(game=game, actor=actor)  # resolves or resets (issue 11)
             state = game_state_for(game, viewer=actor.seat, viewer_label=actor.label)
             corrected = Corrected(game, correction, state)
             remember(game, idempotency, corrected)
@@ -449,12 +442,6 @@ def _correct(
         finally:
             refused = None  # as in ``services.event_submit``: no cycle through this frame
     return corrected
-
-
-def _check_organiser(actor: Actor) -> None:
-    """Corrections of earlier rounds and rulings are the organiser's (a signed-in user)."""
-    if actor.token is not None or actor.user is None or not actor.user.is_authenticated:
-        raise OrganiserOnly()
 
 
 def _apply_changes(
@@ -478,7 +465,7 @@ def _apply_changes(
         if change.op == "amend":
             index = index_of(change.position)
             if result[index].kind == Event.Kind.HAND and not may_write_hands:
-                raise SeatNotAllowed(_hand_detail())
+                raise SeatNotAllowed(guard.hand_detail())
             result[index] = replace(result[index], payload=dict(change.payload or {}))
         elif change.op == "remove":
             del result[index_of(change.position)]
@@ -486,7 +473,7 @@ def _apply_changes(
             if change.kind not in EVENT_KINDS:
                 raise RecordInvalid(gettext_noop("unknown event kind %(kind)s"), kind=change.kind)
             if change.kind == Event.Kind.HAND and not may_write_hands:
-                raise SeatNotAllowed(_hand_detail())
+                raise SeatNotAllowed(guard.hand_detail())
             at = len(result) if change.position is None else index_of(change.position)
             payload = dict(change.payload or {})
             number = folding.ruling_round(change.kind, payload) or change.round
@@ -603,13 +590,9 @@ def _store(
     reason: str,
     kind: str,
     now: Any,
-) -> Correction:
-    """Write the corrected events: revoke the replaced, add the new, renumber the rest.
-
-    Only rows that change are written: the revoked ones (one ``UPDATE``), the new ones
-    (one ``INSERT``), and the kept ones whose position moves (one ``UPDATE`` per distinct
-    shift, e.g. every later event after an insertion, and one to unpark them).
-    """
+) -> tuple[Correction, int]:
+    """Write the corrected events (``store.replace_events``): revoke the replaced, add the
+    new, renumber the rest. The correction, and the position after the last event."""
     correction = Correction.objects.create(
         game=game,
         kind=kind,
@@ -619,8 +602,6 @@ def _store(
     )
     kept_ids = {s.origin.pk for s in after if s.origin is not None and not s.changed}
     revoked = [s.origin for s in before if s.origin is not None and s.origin.pk not in kept_ids]
-    if revoked:
-        Event.objects.filter(pk__in=[e.pk for e in revoked]).update(revoked_by=correction)
     # Final positions: increasing; an event kept or amended in order keeps its position.
     positions: list[int] = []
     previous = -1
@@ -635,9 +616,6 @@ def _store(
         if slot.origin is not None and not slot.changed and slot.origin.position != position:
             shifts.setdefault(position - slot.origin.position, []).append(slot.origin.pk)
             slot.origin.position = position
-    # A live position is unique per game: the moved events are parked out of the way first.
-    for shift, ids in shifts.items():
-        Event.objects.filter(pk__in=ids).update(position=F("position") + shift + _PARKING_OFFSET)
     session_id = state_of(game).session_id
     new_rows = []
     for slot, position in zip(after, positions, strict=True):
@@ -656,17 +634,13 @@ def _store(
                 created_at=origin.created_at if origin else now,
             )
         )
-    created = Event.objects.bulk_create(new_rows) if new_rows else []
-    if shifts:
-        Event.objects.filter(
-            game=game, revoked_by__isnull=True, position__gte=_PARKING_OFFSET
-        ).update(position=F("position") - _PARKING_OFFSET)
-    next_position = max([state_of(game).next_position or 0, *(p + 1 for p in positions)])
-    set_state(game, store.replace(state_of(game), next_position=next_position))
+    created = store.replace_events(
+        game, correction=correction, revoked=revoked, shifts=shifts, new=new_rows
+    )
     if kind == Correction.Kind.AMEND and len(created) == 1:
         correction.replacement = created[0]
         correction.save(update_fields=["replacement"])
-    return correction
+    return correction, max(p + 1 for p in positions) if positions else 0
 
 
 def _settled_at(slots: list[_Slot], now: Any) -> dict[int, Any]:
@@ -714,18 +688,6 @@ def _audit(before: list[_Slot], after: list[_Slot]) -> list[dict[str, Any]]:
                 }
             )
     return changes
-
-
-def _recache(game: Game, engine: EngineGame, slots: list[_Slot]) -> None:
-    """Re-cache the fold's snapshot and the seats' substitutes; a new version."""
-    snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(engine.rules))
-    game.version += 1  # the current round's cache is of an older version: read again
-    substitutes = tuple(tuple(s) for s in substitutes_of(slots))
-    set_state(
-        game,
-        store.replace(state_of(game), snapshot=snapshot, substitutes=substitutes, current=None),
-    )
-    game.save(update_fields=["version", "state"])
 
 
 def substitutes_of(slots: Sequence[Any]) -> list[list[Any]]:

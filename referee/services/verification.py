@@ -44,8 +44,9 @@ from referee.exceptions import GameClosed, ServiceError
 from referee.idempotency import Idempotency, Replay, remember, replay_of
 from referee.models import Event, Game, RoundVerification
 from referee.selectors import UNVERIFIED, game_state_for, load_current_round
-from referee.services import Actor, _check_organiser, _lock
-from referee.store import set_state, state_of
+from referee.services import guard
+from referee.services.guard import Actor
+from referee.store import state_of
 
 VERIFICATION_REASON_MAX = 200
 """A dispute's reason and the organiser's note: at most this many characters."""
@@ -203,12 +204,12 @@ def round_resolve(
     already resolved or confirmed stays as it is (200). A closed game may still be
     resolved. Raises ``organiser_only`` (403), ``round_not_ended``, ``round_voided`` (409).
     """
-    _check_organiser(actor)
+    guard.check_organiser(actor)
     note = (note or "").strip()
     if len(note) > VERIFICATION_REASON_MAX or reorders_text(note):
         raise VerificationReasonInvalid()
     with transaction.atomic():
-        game = _lock(game_id, actor)
+        game = guard.lock(game_id, actor)
         if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
         digest, _ = _check_settled(game, round)
@@ -239,7 +240,7 @@ def _verify(
     if actor.token is None or actor.seat is None:
         raise VerificationSeatRequired()
     with transaction.atomic():
-        game = _lock(game_id, actor)
+        game = guard.lock(game_id, actor)
         if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
         if game.status != Game.Status.OPEN:
@@ -309,19 +310,19 @@ def _answer(
 
 
 def _changed(game: Game) -> None:
-    """A new version (every phone redraws) and the state's cache of the latest rounds."""
-    game.version += 1
-    _recache(game)
-    game.save(update_fields=["version", "state"])
+    """A new version (every phone redraws) with the state's cache of the latest rounds."""
+    store.commit(
+        game, store.replace(state_of(game), verification=shown(game, state_of(game).snapshot))
+    )
 
 
-def _recache(game: Game) -> None:
-    """Cache the verifications of the rounds the state can show: from the round before the
-    last one begun (``Game.state["snapshot"]["round"]``) on."""
-    first = int(state_of(game).snapshot.get("round") or 1) - 1
+def shown(game: Game, snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The verifications the state shows, as the game row caches them
+    (``GameState.verification``): ``{"<round>": verification}`` of the rounds from the one
+    before the last round begun (``snapshot["round"]``, the game's snapshot) on."""
+    first = int(snapshot.get("round") or 1) - 1
     rows = game.verifications.filter(round_number__gte=first)
-    cache = {str(row.round_number): verification_dict(row) for row in rows}
-    set_state(game, store.replace(state_of(game), verification=cache))
+    return {str(row.round_number): verification_dict(row) for row in rows}
 
 
 def _seat_of(entered_by: str) -> int | None:
@@ -411,12 +412,10 @@ def _stale(row: RoundVerification, digest: str, *, voided: bool, by: Actor | Non
 def verifications_refresh(*, game: Game, actor: Actor) -> None:
     """After a correction, an undo or a void (the game's lock held): every verified or
     disputed round whose live events changed is reset or resolved (see the module's
-    decisions), and the state's cache follows. No row: one query and nothing else."""
+    decisions). The caller commits the new version with the cache of what the state
+    shows (``shown``). No row: one query and nothing else."""
     rows = list(game.verifications.all())
     if not rows:
-        if state_of(game).verification:
-            set_state(game, store.replace(state_of(game), verification={}))
-            game.save(update_fields=["state"])
         return
     events: dict[int, list[tuple[str, Any]]] = {row.round_number: [] for row in rows}
     for kind, payload, number in (
@@ -425,16 +424,11 @@ def verifications_refresh(*, game: Game, actor: Actor) -> None:
         .values_list("kind", "payload", "round_number")
     ):
         events[number].append((kind, payload))
-    changed = False
     for row in rows:
         digest = _digest(events[row.round_number])
         if digest != row.digest:
             voided = any(kind == Event.Kind.VOID for kind, _ in events[row.round_number])
             _stale(row, digest, voided=voided, by=actor)
-            changed = True
-    if changed or rows:  # the rounds the state can show may have moved too
-        _recache(game)
-        game.save(update_fields=["state"])
 
 
 def without_verification(result: dict[str, Any]) -> dict[str, Any]:

@@ -16,12 +16,11 @@ from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
-from referee import computer
 from referee.engine import RefereeError
 from referee.engine.strategies import STRATEGIES
 from referee.exceptions import ServiceError
 from referee.models import Game
-from referee.services import Actor
+from referee.services import Actor, computer
 
 
 @login_required

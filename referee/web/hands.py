@@ -21,13 +21,13 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from referee import services
-from referee.corrections import Corrected
 from referee.engine import RefereeError, RuleSet, Tile
 from referee.exceptions import SeatNotAllowed, ServiceError
 from referee.idempotency import Replay
 from referee.middleware import checks_conditions
 from referee.models import Event, Game, TableToken
 from referee.services import Actor, Submitted
+from referee.services.corrections import Corrected
 from referee.web import forms, views
 from referee.web.selectors import TILE_NAMES, Domino, PickerTile
 from referee.web.session import session_token

@@ -39,9 +39,8 @@ from django.utils.translation import gettext, ngettext, pgettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from referee import corrections, folding, services
+from referee import folding, services
 from referee.api.plumbing import referee_message
-from referee.corrections import Corrected
 from referee.engine import RefereeError, RuleSet
 from referee.engine.records import replay_record
 from referee.exceptions import (
@@ -56,7 +55,8 @@ from referee.idempotency import Idempotency, Rendered, Replay
 from referee.league import league
 from referee.models import Correction, Event, Game, GameSession
 from referee.selectors import game_state_for
-from referee.services import Actor, Precondition
+from referee.services import Actor, Precondition, corrections
+from referee.services.corrections import Corrected
 from referee.web import organiser_forms as of
 from referee.web.selectors import REASON_WORDS
 from referee.web.session import session_token

@@ -20,13 +20,12 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
-from referee import verification
 from referee.engine import RefereeError
 from referee.exceptions import ServiceError
 from referee.middleware import checks_conditions
 from referee.models import Event, Game, RoundVerification
 from referee.selectors import cached_verification
-from referee.services import Actor
+from referee.services import Actor, verification
 from referee.web import forms, views
 from referee.web.organiser import organiser_page
 from referee.web.session import session_token

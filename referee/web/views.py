@@ -42,7 +42,6 @@ from django_htmx.middleware import HtmxDetails
 
 from referee import conditional, services
 from referee.api.plumbing import join_client, referee_message
-from referee.corrections import Corrected
 from referee.engine import RefereeError
 from referee.engine.strategies import STRATEGIES
 from referee.exceptions import (
@@ -58,7 +57,8 @@ from referee.lockouts import JoinClient, give_device
 from referee.middleware import checks_conditions
 from referee.models import Correction, Event, Game, RoundVerification, TableToken
 from referee.services import Actor, Precondition, Submitted, Undone, join_code_check
-from referee.verification import Verified
+from referee.services.corrections import Corrected
+from referee.services.verification import Verified
 from referee.web import forms, lan
 from referee.web.qr import qr_svg
 from referee.web.selectors import TablePage, table_page

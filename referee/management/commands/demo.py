@@ -40,7 +40,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from referee.engine.errors import RefereeError
 from referee.engine.records import replay_record
-from referee.verification import without_verification
+from referee.services.verification import without_verification
 
 API = "/api/v1"
 DEFAULT_RECORD = Path(settings.BASE_DIR) / "examples" / "club_night.json"

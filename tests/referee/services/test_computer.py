@@ -15,8 +15,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from referee import computer, services
+from referee import services
 from referee.models import Event, Game, RefusedEvent
+from referee.services import computer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -8,9 +8,10 @@ import copy
 import pytest
 
 from bench import corrections as bench_corrections
-from referee import corrections, folding, services
+from referee import folding, services
 from referee.engine.records import Record, replay_record
 from referee.models import Event
+from referee.services import corrections
 from scoring.lines import game_lines
 from scoring.models import SeatRound
 from tests.factories import GameFactory, UserFactory

@@ -11,13 +11,14 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from referee import corrections, folding, selectors, services
+from referee import folding, selectors, services
 from referee.engine import RefereeError, RuleSet
 from referee.engine.records import replay_record
 from referee.engine.simulation import random_record
 from referee.engine.tiles import ALL_TILES
 from referee.exceptions import ServiceError
 from referee.models import Correction, Event, Game
+from referee.services import corrections
 from scoring.models import SeatRound
 from tests.factories import UserFactory
 

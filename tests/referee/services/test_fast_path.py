@@ -88,7 +88,7 @@ def test_a_move_in_an_open_sitting_is_stored_without_the_lock(table, moves):
     submit(token, moves[0])  # the first event opens the sitting (R27)
     token = reread(token)
 
-    with mock.patch("referee.services._lock", side_effect=AssertionError("locked")):
+    with mock.patch("referee.services.guard.lock", side_effect=AssertionError("locked")):
         outcome = submit(token, moves[1])
 
     assert isinstance(outcome, services.Submitted)
@@ -196,7 +196,7 @@ def test_the_move_that_settles_a_round_is_folded_once(table, moves):
     for move in moves[:-1]:
         submit(reread(token), move)
     real_fold = folding.fold
-    with mock.patch("referee.services.folding.fold", side_effect=real_fold) as fold:
+    with mock.patch("referee.folding.fold", side_effect=real_fold) as fold:
         outcome = submit(reread(token), moves[-1])
 
     assert isinstance(outcome, services.Submitted)
@@ -230,8 +230,8 @@ ORGANISER = services.Actor()  # e.g. a management command: every seat, the whole
 
 
 def submit_counting_locks(token: TableToken, move: dict[str, Any]) -> tuple[Any, int]:
-    real_lock = services._lock
-    with mock.patch("referee.services._lock", side_effect=real_lock) as lock:
+    real_lock = services.guard.lock
+    with mock.patch("referee.services.guard.lock", side_effect=real_lock) as lock:
         outcome = submit(token, move)
     return outcome, lock.call_count
 
@@ -256,7 +256,7 @@ def test_a_games_first_move_opens_its_first_sitting_in_one_write_R27(table, move
     state = state_of(Game.objects.get(pk=game.pk))
     assert (state.session, state.session_id, state.sittings) == (1, sitting.pk, 1)
     # The next move falls in the same sitting, without the lock.
-    with mock.patch("referee.services._lock", side_effect=AssertionError("locked")):
+    with mock.patch("referee.services.guard.lock", side_effect=AssertionError("locked")):
         second = submit(reread(token), moves[1])
     assert isinstance(second, services.Submitted)
     assert second.event.session_id == sitting.pk

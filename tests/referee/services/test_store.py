@@ -22,11 +22,12 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee import corrections, folding, selectors, services, store
+from referee import folding, selectors, services, store
 from referee.engine import RefereeError
 from referee.engine.simulation import random_record
 from referee.exceptions import ServiceError
 from referee.models import Event, Game, TableToken, hash_token
+from referee.services import corrections
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

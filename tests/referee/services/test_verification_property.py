@@ -15,9 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee import selectors, services, verification
+from referee import selectors, services
 from referee.exceptions import ServiceError
 from referee.models import Game, RoundVerification, TableToken
+from referee.services import verification
 from tests.factories import UserFactory
 from tests.referee.web.conftest import PLAYERS
 from tests.referee.web.walks import CEKI_WITH_A_PASS, record_move

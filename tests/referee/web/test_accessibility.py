@@ -24,8 +24,9 @@ from axe_playwright_python.sync_playwright import Axe
 from django.test import Client
 from playwright.sync_api import expect
 
-from referee import computer, corrections, services, verification
+from referee import services
 from referee.models import Event, Game
+from referee.services import computer, corrections, verification
 from scoring import room
 from scoring.models import Club
 from tests.factories import UserFactory

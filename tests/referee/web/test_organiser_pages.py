@@ -12,8 +12,9 @@ import pytest
 from django.db import OperationalError
 from django.test import Client
 
-from referee import corrections, services
+from referee import services
 from referee.models import Correction, Event, Game, GameSession, TableToken
+from referee.services import corrections
 from tests.referee.web.conftest import PLAYERS, enter
 from tests.referee.web.walks import CEKI_WITH_A_PASS, record_move
 

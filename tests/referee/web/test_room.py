@@ -20,8 +20,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from referee import corrections, selectors, services
+from referee import selectors, services
 from referee.models import Game
+from referee.services import corrections
 from scoring import room
 from scoring.models import Club, Player, SeatRound
 from tests.factories import UserFactory, table_key

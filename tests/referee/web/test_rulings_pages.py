@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from referee import corrections, services
+from referee import services
+from referee.services import corrections
 from tests.factories import UserFactory
 from tests.referee.web.conftest import enter
 

@@ -209,7 +209,7 @@ def test_standings_can_count_only_the_rounds_verified_at_the_table(
     """Issue 11: ``verified=true`` counts rounds confirmed by a second seat or resolved by the
     organiser; ``false`` the others; without it every round counts."""
     from referee import services as referee_services
-    from referee import verification
+    from referee.services import verification
 
     record = load_scenario("14_camat_election_reset_25")["record"]
     game = import_game(record, players[:5], season)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from django.db.models import ProtectedError
 
-from referee import corrections
 from referee import services as referee_services
 from referee.engine.errors import RefereeError
 from referee.models import Seat
+from referee.services import corrections
 from scoring import exceptions as errors
 from scoring import services
 from scoring.league import ClubLeague

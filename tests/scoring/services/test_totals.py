@@ -24,7 +24,6 @@ from django.db.models import ProtectedError
 from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
-from referee import corrections
 from referee import services as referee_services
 from referee.engine import RefereeError
 from referee.engine.records import Record
@@ -32,6 +31,7 @@ from referee.engine.simulation import random_record
 from referee.exceptions import ServiceError
 from referee.folding import record_entries
 from referee.models import Event, Game
+from referee.services import corrections
 from scoring import selectors, services
 from scoring.models import (
     TOTAL_FIELDS,

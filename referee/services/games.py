@@ -1,0 +1,255 @@
+"""A stored game's life: created (R3, R40), imported from a record, exported, closed.
+
+``game_create`` seats five players (guests' names or a club's players, whom the league
+resolves: ``referee.league``) under a rule set; ``game_import`` stores a whole
+``domeng-record/1`` record (a paper sheet) as events, judged first; ``game_export`` gives
+the record back; ``game_close`` ends the game (the organiser's, on the version they saw).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser, User
+from django.db import transaction
+from django.utils import timezone
+
+from referee import folding, signals, store
+from referee.engine import Game as EngineGame
+from referee.engine.errors import RecordInvalid, ngettext_noop
+from referee.engine.records import RECORD_FORMAT, Record, export_record, replay
+from referee.engine.tiles import SEATS
+from referee.exceptions import PreconditionRequired
+from referee.idempotency import Idempotency, Replay, remember, replay_of
+from referee.league import league
+from referee.models import Event, Game, GameSession, Seat
+from referee.services import guard
+from referee.services.guard import Actor, Precondition
+from referee.store import GameState, rules_of, state_of
+
+# A seat stores its player's name in at most this many characters (``Seat.name``).
+PLAYER_NAME_MAX_LENGTH = 80
+
+
+@dataclass(frozen=True)
+class Closed:
+    """A game just closed (``game_close``): the game at its new version."""
+
+    game: Game
+
+
+@transaction.atomic
+def game_create(
+    *,
+    players: list[Any],
+    rules: dict[str, Any] | None = None,
+    created_by: User | AnonymousUser | None = None,
+    club: Any = None,
+    season: Any = None,
+    allow_seated_elsewhere: bool = True,
+) -> Game:
+    """Create a game with five seats (seat 0 to 4, R3) and a rule set (R40).
+
+    Each seat is a guest's name or, in a club's game, a registered player's
+    id (the registered league resolves them, ``referee.league``). Raises ``record_invalid``
+    (R3/R40) for players that are not five names (of at most
+    ``PLAYER_NAME_MAX_LENGTH`` characters, what a seat stores) or rules R40
+    does not allow, and the league's errors (``player_not_in_club``,
+    ``season_archived`` …). Without ``allow_seated_elsewhere`` (the API asks the
+    organiser), a club player sitting in another open game is
+    ``player_seated_elsewhere`` (409, R38).
+    """
+    if not isinstance(players, list) or len(players) != SEATS:
+        # Not five seats: the rules core says so (record_invalid, R3), as for an import.
+        Record.parse({"format": RECORD_FORMAT, "players": players, "rounds": []})
+    seating = league().seating(
+        players=players,
+        club=club,
+        season=season,
+        created_by=created_by,
+        allow_seated_elsewhere=allow_seated_elsewhere,
+    )
+    players = seating.names
+    record = Record.parse(
+        {"format": "domeng-record/1", "players": players, "rules": rules, "rounds": []}
+    )
+    _check_name_lengths(record.players)
+    rule_set = record.rules
+    game = Game.objects.create(
+        rules=rule_set.to_dict(),
+        created_by=created_by if created_by is not None and created_by.is_authenticated else None,
+        state=store.replace(
+            GameState.initial(rule_set),
+            current=store.RoundCache(0, 1, (), tuple(n.strip() for n in seating.names), ()),
+        ).to_json(),
+    )
+    seats = Seat.objects.bulk_create(
+        Seat(game=game, number=number, name=name.strip())
+        for number, name in enumerate(seating.names)
+    )
+    signals.game_created.send(  # the league keeps its club, season and seat players
+        Game,
+        game=game,
+        club_id=seating.club_id,
+        season_id=seating.season_id,
+        players=list(seating.players),
+        seats=seats,
+    )
+    return game
+
+
+@transaction.atomic
+def game_import(
+    *,
+    record: Any,
+    created_by: User | AnonymousUser | None = None,
+    club: Any = None,
+    season: Any = None,
+    players: list[Any] | None = None,
+    played_at: Any = None,
+) -> Game:
+    """Store a ``domeng-record/1`` record (e.g. a paper sheet) as a game with its events.
+
+    ``club``/``season``/``players`` (names or player ids, replacing the
+    record's names) make it a league game, as in ``game_create``;
+    ``played_at`` (a datetime) dates its rounds in the league, else the time
+    of the import. Its rulings (void R35, adjustments R36, substitutes R38)
+    are stored as events. Raises the record's first ``RefereeError``;
+    nothing is stored then.
+    """
+    parsed = Record.parse(record)
+    replay(parsed)  # the whole record must be possible before anything is stored
+    folding.check_storable(record)
+    game = game_create(
+        players=players if players is not None else list(parsed.players),
+        rules=parsed.rules.to_dict(),
+        created_by=created_by,
+        club=club,
+        season=season,
+    )
+    entries = folding.record_entries(parsed.rounds)
+    engine, effects = folding.fold(parsed.rules, [(e.kind, e.payload) for e in entries])
+    actor = Actor(user=created_by).label
+    now = timezone.now()
+    Event.objects.bulk_create(
+        Event(
+            game=game,
+            position=position,
+            kind=entry.kind,
+            payload=entry.payload,
+            round_number=effect.round,
+            entered_by=f"import by {actor}",
+            created_at=played_at or now,
+        )
+        for position, (entry, effect) in enumerate(zip(entries, effects, strict=True))
+    )
+    version = len(entries)  # one version an event, as if each had been entered
+    snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(parsed.rules))
+    substitutes = tuple(
+        (e.payload["round"], e.payload["seat"], e.payload["name"], None)
+        for e in entries
+        if e.kind == "substitute"
+    )
+    created = state_of(game).current
+    assert created is not None  # game_create caches the seats' names
+    players = list(created.players)
+    for _, seat, name, _ in sorted(substitutes, key=lambda sub: sub[0] or 0):
+        players[seat] = name  # who sits the seat now (R38)
+    kept = [
+        (store.CachedEvent(position, e.kind, e.payload, effect.round, f"import by {actor}"), effect)
+        for position, (e, effect) in enumerate(zip(entries, effects, strict=True))
+        if effect.round >= snapshot["round"]
+    ]
+    current = store.RoundCache(
+        version,
+        snapshot["round"],
+        tuple(event for event, _ in kept),
+        tuple(players),
+        tuple(effect for _, effect in kept),
+    )
+    store.commit(
+        game,
+        GameState(
+            snapshot=snapshot,
+            next_position=len(entries),
+            sittings=0,  # an imported record's rounds belong to no sitting
+            substitutes=substitutes,
+            current=current,
+        ),
+        version=version,
+    )
+    signals.rounds_changed.send(Game, game=game, engine=engine, played_at=played_at)
+    return game
+
+
+def _check_name_lengths(players: tuple[str, ...]) -> None:
+    """Raise ``record_invalid`` (R3) for a seat's name longer than a seat stores."""
+    for seat, name in enumerate(players):
+        if len(name.strip()) > PLAYER_NAME_MAX_LENGTH:
+            raise RecordInvalid(
+                ngettext_noop(
+                    "seat %(seat)s's name is longer than %(max)s character",
+                    "seat %(seat)s's name is longer than %(max)s characters",
+                    number="max",
+                ),
+                rule="R3",
+                seat=seat,
+                max=PLAYER_NAME_MAX_LENGTH,
+            )
+
+
+def game_export(game: Game) -> dict[str, Any]:
+    """The game as a ``domeng-record/1`` record: every live event, in order.
+
+    Declared hands of a round still in play are left out: no one may read
+    them before the round is over (R31).
+    """
+    engine, _ = full_fold(game)
+    record = export_record(engine, game.players)
+    if engine.rounds and not engine.rounds[-1].round.is_over():
+        record["rounds"][-1].pop("hands", None)
+    return record
+
+
+def full_fold(game: Game) -> tuple[EngineGame, list[folding.Effects]]:
+    """Fold every live event of the game from its start (after a correction, for export)."""
+    events = game.events.filter(revoked_by__isnull=True).order_by("position")
+    return folding.fold(rules_of(game), [(e.kind, e.payload) for e in events])
+
+
+@transaction.atomic
+def game_close(
+    *,
+    game_id: Any,
+    actor: Actor,
+    precondition: Precondition | None = None,
+    idempotency: Idempotency[Closed] | None = None,
+) -> Closed | Replay:
+    """Close the game: no more events; its record and result stay readable.
+
+    The organiser's only, on the version they saw (``If-Match``). Returns the closed game
+    (``Closed``), or the stored answer when ``idempotency``'s key was seen (``Replay``: a
+    retried close gets its first answer, not ``game_closed``). Raises ``organiser_only``
+    (403), ``precondition_required`` (428) without a version from ``If-Match``,
+    ``precondition_failed`` (412) for a stale one, ``game_closed`` (409).
+    """
+    guard.check_organiser(actor)
+    game = guard.lock(game_id, actor)
+    if (replayed := replay_of(game, idempotency)) is not None:
+        return replayed
+    guard.check_open(game, precondition, actor)  # a failing If-Match/If-None-Match: 412 first
+    if precondition is None or not precondition.names_a_version_by_header:
+        raise PreconditionRequired()  # the version they saw, as If-Match
+    now = timezone.now()
+    GameSession.objects.filter(game=game, ended_at__isnull=True).update(ended_at=now)
+    game.status = Game.Status.CLOSED
+    game.closed_at = now
+    store.commit(
+        game,
+        store.replace(state_of(game), session=None, session_id=None),
+        fields=["status", "closed_at"],
+    )
+    closed = Closed(game)
+    remember(game, idempotency, closed)
+    return closed
