@@ -30,7 +30,7 @@ CATEGORIES: list[tuple[str, tuple[str, str]]] = [
     ("DRF view dispatch", ("rest_framework/views.py", "dispatch")),
     ("authentication (table token → game)", ("referee/api/auth.py", "authenticate")),
     ("  store.live_token: the token and its game, one SELECT", ("referee/store.py", "live_token")),
-    ("GameMixin.get_game (game row, access check)", ("referee/api/games.py", "get_game")),
+    ("GameMixin.get_game (game row, access check)", ("referee/api/writes.py", "get_game")),
     ("services.event_submit", ("referee/services.py", "event_submit")),
     (
         "  _submit_at_version: the fast path (no lock)",

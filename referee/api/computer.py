@@ -14,23 +14,24 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from referee import computer
+from referee import conditional
 from referee.api import answers
 from referee.api.auth import actor_of
-from referee.api.games import (
+from referee.api.plumbing import WholeNumberField
+from referee.api.serializers import StrictSerializer, TilesAsSent, VersionedSerializer
+from referee.api.writes import (
     EVENT_RESULT,
     IDEMPOTENCY_HEADER,
     IF_MATCH_HEADER,
     STATE,
     WRITE_PROBLEMS,
     GameMixin,
-    _idempotency,
-    _precondition,
-    _validated,
+    idempotency_of,
+    precondition_of,
+    validated,
 )
-from referee.api.plumbing import WholeNumberField
-from referee.api.serializers import StrictSerializer, TilesAsSent, VersionedSerializer
 from referee.engine.strategies import STRATEGIES
+from referee.services import computer
 
 STRATEGY_HELP = (
     "`random` (any legal move), `greedy` (its heaviest playable tile) or `strong` "
@@ -78,11 +79,11 @@ class SeatComputerView(GameMixin, APIView):
     )
     def put(self, request: Request, game_id: Any, seat: int) -> Response:
         game = self.get_game(request, game_id)
-        data = _validated(SeatComputerSerializer, request)
+        data = validated(SeatComputerSerializer, request)
         state = computer.seat_strategy_set(
             game_id=game.pk, seat=_seat(seat), strategy=data["strategy"], actor=actor_of(request)
         )
-        return Response(state, headers={"ETag": f'"{state["version"]}"'})
+        return Response(state, headers={"ETag": conditional.etag(state["version"])})
 
 
 class ComputerHandView(GameMixin, APIView):
@@ -102,7 +103,7 @@ class ComputerHandView(GameMixin, APIView):
     )
     def post(self, request: Request, game_id: Any, seat: int) -> Response:
         game = self.get_game(request, game_id)
-        data = _validated(ComputerHandSerializer, request)
+        data = validated(ComputerHandSerializer, request)
         render = answers.once(answers.submitted)
         return answers.respond(
             computer.computer_hand_declare(
@@ -110,8 +111,8 @@ class ComputerHandView(GameMixin, APIView):
                 seat=_seat(seat),
                 tiles=data["tiles"],
                 actor=actor_of(request),
-                precondition=_precondition(request, data),
-                idempotency=_idempotency(request, render),
+                precondition=precondition_of(request, data),
+                idempotency=idempotency_of(request, render),
             ),
             render,
         )
@@ -134,11 +135,13 @@ class ComputerMoveView(GameMixin, APIView):
     )
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        data = _validated(ComputerMoveSerializer, request)
+        data = validated(ComputerMoveSerializer, request)
         state = computer.computer_turn_play(
             game_id=game.pk, actor=actor_of(request), lead_seat=data.get("seat")
         )
-        return Response(state, status=status.HTTP_200_OK, headers={"ETag": f'"{state["version"]}"'})
+        return Response(
+            state, status=status.HTTP_200_OK, headers={"ETag": conditional.etag(state["version"])}
+        )
 
 
 def _seat(seat: int) -> int:

@@ -3,15 +3,15 @@ mounts them at ``/api/v1/`` beside the league's (``scoring.api.urls``)."""
 
 from django.urls import path
 
-from referee.api import computer, games, verification
+from referee.api import computer, games, rulings, tables, verification
 from referee.api.views import RecordScoreView
 
 urlpatterns = [
     path("records/score/", RecordScoreView.as_view(), name="records-score"),
     path("games/", games.GameListCreateView.as_view(), name="games"),
     path("games/import/", games.GameImportView.as_view(), name="games-import"),
-    path("join/", games.JoinView.as_view(), name="join"),
-    path("join/lockouts/lift/", games.JoinLockoutLiftView.as_view(), name="join-lockouts-lift"),
+    path("join/", tables.JoinView.as_view(), name="join"),
+    path("join/lockouts/lift/", tables.JoinLockoutLiftView.as_view(), name="join-lockouts-lift"),
     path("games/<uuid:game_id>/", games.GameDetailView.as_view(), name="game"),
     path("games/<uuid:game_id>/moves/", games.MoveView.as_view(), name="game-moves"),
     path("games/<uuid:game_id>/hands/", games.HandView.as_view(), name="game-hands"),
@@ -25,17 +25,17 @@ urlpatterns = [
     ),
     path(
         "games/<uuid:game_id>/corrections/",
-        games.CorrectionsView.as_view(),
+        rulings.CorrectionsView.as_view(),
         name="game-corrections",
     ),
     path(
         "games/<uuid:game_id>/rounds/<int:number>/void/",
-        games.RoundVoidView.as_view(),
+        rulings.RoundVoidView.as_view(),
         name="game-round-void",
     ),
     path(
         "games/<uuid:game_id>/rounds/<int:number>/adjustments/",
-        games.RoundAdjustmentView.as_view(),
+        rulings.RoundAdjustmentView.as_view(),
         name="game-round-adjustments",
     ),
     path(
@@ -53,10 +53,10 @@ urlpatterns = [
         verification.RoundResolveView.as_view(),
         name="game-round-resolve",
     ),
-    path("games/<uuid:game_id>/seats/<int:seat>/", games.SeatView.as_view(), name="game-seat"),
+    path("games/<uuid:game_id>/seats/<int:seat>/", rulings.SeatView.as_view(), name="game-seat"),
     path(
         "games/<uuid:game_id>/seats/<int:seat>/substitutes/",
-        games.SeatSubstituteView.as_view(),
+        rulings.SeatSubstituteView.as_view(),
         name="game-seat-substitutes",
     ),
     path("games/<uuid:game_id>/sessions/", games.SessionStartView.as_view(), name="game-sessions"),
@@ -66,18 +66,18 @@ urlpatterns = [
         name="game-session-end",
     ),
     path("games/<uuid:game_id>/close/", games.GameCloseView.as_view(), name="game-close"),
-    path("games/<uuid:game_id>/tokens/", games.GameTokensView.as_view(), name="game-tokens"),
+    path("games/<uuid:game_id>/tokens/", tables.GameTokensView.as_view(), name="game-tokens"),
     path(
         "games/<uuid:game_id>/tokens/<int:token_id>/revoke/",
-        games.TokenRevokeView.as_view(),
+        tables.TokenRevokeView.as_view(),
         name="game-token-revoke",
     ),
     path(
         "games/<uuid:game_id>/seats/<int:seat>/release/",
-        games.SeatReleaseView.as_view(),
+        tables.SeatReleaseView.as_view(),
         name="game-seat-release",
     ),
-    path("games/<uuid:game_id>/leave/", games.LeaveView.as_view(), name="game-leave"),
+    path("games/<uuid:game_id>/leave/", tables.LeaveView.as_view(), name="game-leave"),
     path("games/<uuid:game_id>/record/", games.GameRecordView.as_view(), name="game-record"),
     path("games/<uuid:game_id>/result/", games.GameResultView.as_view(), name="game-result"),
     path(

@@ -16,21 +16,21 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from referee import verification
 from referee.api import answers
 from referee.api.auth import actor_of
-from referee.api.games import (
+from referee.api.problems import PROBLEM_CONTENT_TYPE
+from referee.api.schema import ProblemDocument, VerificationResultDocument, problems
+from referee.api.serializers import StrictSerializer
+from referee.api.writes import (
     ETAG_HEADER,
     IDEMPOTENCY_HEADER,
     IDEMPOTENT_REPLAYED_HEADER,
     GameMixin,
-    _idempotency,
-    _validated,
+    idempotency_of,
+    validated,
 )
-from referee.api.problems import PROBLEM_CONTENT_TYPE
-from referee.api.schema import ProblemDocument, VerificationResultDocument, problems
-from referee.api.serializers import StrictSerializer
 from referee.engine.names import reorders_text
+from referee.services import verification
 
 HEADERS = [IDEMPOTENCY_HEADER, ETAG_HEADER, IDEMPOTENT_REPLAYED_HEADER]
 RESULT = OpenApiResponse(
@@ -175,14 +175,14 @@ class RoundConfirmView(GameMixin, APIView):
     )
     def post(self, request: Request, game_id: Any, number: int) -> Response:
         game = self.get_game(request, game_id)
-        _validated(ConfirmSerializer, request)
+        validated(ConfirmSerializer, request)
         render = answers.once(answers.verified)
         return answers.respond(
             verification.round_confirm(
                 game_id=game.pk,
                 round=number,
                 actor=actor_of(request),
-                idempotency=_idempotency(request, render),
+                idempotency=idempotency_of(request, render),
             ),
             render,
         )
@@ -214,7 +214,7 @@ class RoundDisputeView(GameMixin, APIView):
     )
     def post(self, request: Request, game_id: Any, number: int) -> Response:
         game = self.get_game(request, game_id)
-        data = _validated(DisputeSerializer, request)
+        data = validated(DisputeSerializer, request)
         render = answers.once(answers.verified)
         return answers.respond(
             verification.round_dispute(
@@ -222,7 +222,7 @@ class RoundDisputeView(GameMixin, APIView):
                 round=number,
                 actor=actor_of(request),
                 reason=data["reason"],
-                idempotency=_idempotency(request, render),
+                idempotency=idempotency_of(request, render),
             ),
             render,
         )
@@ -254,7 +254,7 @@ class RoundResolveView(GameMixin, APIView):
     )
     def post(self, request: Request, game_id: Any, number: int) -> Response:
         game = self.get_game(request, game_id)
-        data = _validated(ResolveSerializer, request)
+        data = validated(ResolveSerializer, request)
         render = answers.once(answers.verified)
         return answers.respond(
             verification.round_resolve(
@@ -262,7 +262,7 @@ class RoundResolveView(GameMixin, APIView):
                 round=number,
                 actor=actor_of(request),
                 note=data.get("note", ""),
-                idempotency=_idempotency(request, render),
+                idempotency=idempotency_of(request, render),
             ),
             render,
         )

@@ -1,0 +1,232 @@
+"""What every write view of the API shares: its headers, problems and answers in the schema,
+the version precondition, the ``Idempotency-Key`` and the game named in the URL.
+
+A write accepts ``Idempotency-Key`` (a retried POST returns the first answer and never
+applies twice, ``idempotency_of``) and a version precondition (``If-Match: "<version>"``
+→ 412, or ``expected_version`` → 409, ``precondition_of``); the service checks both under
+the game's lock. Conditional headers are read by ``referee.conditional`` alone (RFC 9110
+§13.1: strong ``If-Match``, weak ``If-None-Match``, lists, ``*``; malformed → 400).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.shortcuts import get_object_or_404
+from django.utils.translation import ngettext
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
+from rest_framework import serializers
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from referee import conditional, services
+from referee.api.auth import CanUseGame, actor_of, can_access
+from referee.api.plumbing import StrictSerializer
+from referee.api.problems import PROBLEM_CONTENT_TYPE, referee_problem
+from referee.api.schema import (
+    ETAG_HEADER,
+    CorrectionResultDocument,
+    EventResultDocument,
+    GameStateDocument,
+    ProblemDocument,
+    problems,
+)
+from referee.engine.errors import RefereeError
+from referee.idempotency import Idempotency, Rendered
+from referee.models import Game, TableToken
+
+IDEMPOTENCY_KEY_MAX_LENGTH = 255
+Result = TypeVar("Result")
+SEATS_EXAMPLE = OpenApiExample(
+    "A club game: registered players and a guest",
+    request_only=True,
+    value={
+        "players": [17, {"player": 18}, "Cakra (guest)", 19, 20],
+        "club": "makassar-domeng",
+        "season": 5,
+    },
+)
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    "Idempotency-Key",
+    {"type": "string", "minLength": 1, "maxLength": 255},
+    OpenApiParameter.HEADER,
+    required=False,
+    description="Any unique string (≤ 255 characters). A retry with the same key and body "
+    "returns the first response; the same key with another body gets 422.",
+)
+IF_MATCH_HEADER = OpenApiParameter(
+    "If-Match",
+    {"type": "string", "example": '"7"'},
+    OpenApiParameter.HEADER,
+    required=False,
+    description='`*` or the state\'s ETag (`"<version>"`), or a list of entity tags; compared '
+    'strongly (RFC 9110 §13.1.1: a weak tag such as `W/"3"` never matches). A stale one gets '
+    "412 and the current state, and nothing is applied; a malformed one 400 "
+    "(`precondition_invalid`).",
+)
+IF_NONE_MATCH_WRITE_HEADER = OpenApiParameter(
+    "If-None-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="`*` (always fails: the game exists) or entity tags compared weakly; a write "
+    "whose version one of them names gets 412.",
+)
+IDEMPOTENT_REPLAYED_HEADER = OpenApiParameter(
+    "Idempotent-Replayed",
+    {"type": "string", "enum": ["true"]},
+    OpenApiParameter.HEADER,
+    response=[200, 201],
+    description="Present on the first answer sent again for a retried `Idempotency-Key` "
+    "(which then carries no `ETag`).",
+)
+WRITE_HEADERS = [IDEMPOTENCY_HEADER, IF_MATCH_HEADER, ETAG_HEADER, IDEMPOTENT_REPLAYED_HEADER]
+
+# 400/401/403/404/406/413/415/429/503 are documented for every operation by ``AutoSchema``.
+PROBLEMS = problems(400)
+WRITE_PROBLEMS = problems(400, 409, 412, 422)
+# An event, an undo or an amendment from a table token that probed declared hands too
+# often is 429 ``probe_limited`` (R31), which ``AutoSchema`` documents on every operation.
+EVENT_PROBLEMS = WRITE_PROBLEMS
+STATE = OpenApiResponse(GameStateDocument, description="The game's state (see GET /games/{id}/).")
+EVENT_RESULT = OpenApiResponse(
+    EventResultDocument,
+    description="`{event, effects, state}`: the stored event, what it caused (named outcomes "
+    "such as PASSEBUNGE, CEKI, MANGUNO; the stones it moved; whether the round ended or was "
+    "settled) and the new state.",
+)
+CORRECTION_RESULT = OpenApiResponse(
+    CorrectionResultDocument,
+    description="`{correction, state}`: the correction (the events it replaced stay in the "
+    "audit trail) and the new state.",
+)
+
+
+# -- corrections of any round and the organiser's rulings (R35–R38) ------------------------
+
+RULING_PROBLEMS = {
+    **WRITE_PROBLEMS,
+    (422, PROBLEM_CONTENT_TYPE): OpenApiResponse(
+        ProblemDocument,
+        description="The corrected game, replayed as a record, is impossible: the first "
+        "faulty event's `code`, `rule`, `round` and `move` (R37); nothing changed.",
+        examples=[
+            OpenApiExample(
+                "A later event became impossible",
+                response_only=True,
+                status_codes=["422"],
+                media_type=PROBLEM_CONTENT_TYPE,
+                value={
+                    "type": "urn:domeng:problem:wrong_leader",
+                    "title": "Refused by the rules",
+                    "status": 422,
+                    "detail": "seat 3 leads this round, not seat 0",
+                    "code": "wrong_leader",
+                    "rule": "R6",
+                    "round": 2,
+                    "move": 0,
+                },
+            ),
+            OpenApiExample(
+                "An adjustment a seat cannot pay",
+                response_only=True,
+                status_codes=["422"],
+                media_type=PROBLEM_CONTENT_TYPE,
+                value={
+                    "type": "urn:domeng:problem:ruling_invalid",
+                    "title": "Refused by the rules",
+                    "status": 422,
+                    "detail": "seat 3 holds 3 stones and cannot give 4",
+                    "code": "ruling_invalid",
+                    "rule": "R36",
+                    "round": 2,
+                    "move": None,
+                },
+            ),
+        ],
+    ),
+}
+ORGANISER_ONLY = (
+    " Organisers only (a signed-in user who may use the game): a phone gets 403 "
+    "`organiser_only`. Logged in the audit trail (`GET …/events/`) with its author, time and "
+    "reason."
+)
+
+
+def conditions_of(request: Request) -> conditional.Conditions | None:
+    """The request's ``If-Match``/``If-None-Match`` (400 ``precondition_invalid`` if malformed)."""
+    return conditional.conditions_of(
+        if_match=request.headers.get("If-Match"),
+        if_none_match=request.headers.get("If-None-Match"),
+    )
+
+
+def precondition_of(request: Request, data: dict[str, Any]) -> services.Precondition | None:
+    """The versions a write to a game may apply at: its conditional headers (412) and
+    ``expected_version`` (409), checked by the service under the game's lock."""
+    conditions = conditions_of(request)
+    version = data.get("expected_version")
+    if conditions is None and version is None:
+        return None
+    return services.Precondition(version, conditions=conditions)
+
+
+def idempotency_of(
+    request: Request, render: Callable[[Result], Rendered]
+) -> Idempotency[Result] | None:
+    """The request's ``Idempotency-Key`` and fingerprint (400 for a key too long), with how
+    its answer is rendered to be stored (``referee.api.answers``); ``None`` without a key."""
+    key = request.headers.get("Idempotency-Key")
+    if not key:
+        return None
+    if len(key) > IDEMPOTENCY_KEY_MAX_LENGTH:
+        limit = IDEMPOTENCY_KEY_MAX_LENGTH
+        message = ngettext("At most %(count)s character.", "At most %(count)s characters.", limit)
+        raise serializers.ValidationError({"Idempotency-Key": [message % {"count": limit}]})
+    # Who sent it is part of the request: a stored answer holds the sender's view of the
+    # state (e.g. its own declared hand, R31), never replayed to another token or user.
+    body = {"by": actor_of(request).label, "body": request.data}
+    fingerprint = Idempotency.fingerprint_of(request.method or "", request.path, body)
+    return Idempotency(key, fingerprint, render, refuse=refused)
+
+
+def refused(error: RefereeError) -> Rendered:
+    """A refusal by the rules as the problem the API answers (kept for a retry)."""
+    body = referee_problem(error)
+    return int(body["status"]), body
+
+
+class GameMixin(APIView):
+    """Fetch the game named in the URL and check the caller may use it (404, then 403).
+
+    Its writes evaluate ``If-Match``/``If-None-Match`` against the game's version
+    under the game's lock (``precondition_of``), not in ``ConditionalRequestMiddleware``.
+    """
+
+    permission_classes = [CanUseGame]
+    checks_conditions = True
+
+    def get_game(self, request: Request, game_id: Any) -> Game:
+        token = request.auth
+        if isinstance(token, TableToken) and token.game_id == game_id:
+            # The token's query read the game already (select_related): no second read.
+            return token.game
+        game = get_object_or_404(Game, pk=game_id)
+        if not can_access(request, game):
+            raise PermissionDenied()
+        return game
+
+
+def validated(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:  # type: ignore[type-arg]
+    """The request body as ``serializer_class`` validates it; raises its 400. A plainly
+    valid body (``StrictSerializer.plainly_valid``) is taken without building it."""
+    if issubclass(serializer_class, StrictSerializer):
+        plain = serializer_class.plainly_valid(request.data)
+        if plain is not None:
+            return plain
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
