@@ -34,8 +34,8 @@ def test_the_link_finder_skips_code_and_urls() -> None:
 
 
 def test_anchors_are_made_as_github_makes_them() -> None:
-    assert anchors("### R23a — Stones for a pass\n## The organiser's `pages`") == {
-        "r23a--stones-for-a-pass",
+    assert anchors("### Seats — who sits where\n## The organiser's `pages`") == {
+        "seats--who-sits-where",
         "the-organisers-pages",
     }
 
