@@ -1,4 +1,4 @@
-"""Every image README.md shows exists in the repository (``make screenshots`` re-takes them)."""
+"""Every image README.md and the manual (docs/*.md) show exists (``make screenshots``)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 IMAGE = re.compile(r"""<img\s[^>]*src="([^"]+)"|!\[[^\]]*\]\(([^)\s]+)""")
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+"""The front page and the manual's pages."""
 
 
 def readme_images(text: str) -> list[str]:
@@ -20,13 +22,27 @@ def test_the_image_finder_finds_both_forms() -> None:
     assert readme_images(text) == ["docs/a.png", "docs/b.png"]
 
 
-def test_every_image_the_readme_shows_exists() -> None:
-    images = readme_images((ROOT / "README.md").read_text(encoding="utf-8"))
-    assert len(images) >= 10
-    missing = [src for src in images if not (ROOT / src).is_file()]
+def test_the_readme_and_the_manual_show_the_screenshots() -> None:
+    shown = {
+        (page.parent / src).resolve()
+        for page in PAGES
+        for src in readme_images(page.read_text(encoding="utf-8"))
+    }
+    assert readme_images((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert len(shown) >= 10
+
+
+def test_every_image_a_page_shows_exists() -> None:
+    missing = [
+        f"{page.relative_to(ROOT)}: {src}"
+        for page in PAGES
+        for src in readme_images(page.read_text(encoding="utf-8"))
+        if not (page.parent / src).is_file()
+    ]
     assert missing == []
 
 
-def test_each_screenshot_is_shown_once() -> None:
-    images = readme_images((ROOT / "README.md").read_text(encoding="utf-8"))
-    assert len(images) == len(set(images))
+def test_each_screenshot_is_shown_once_a_page() -> None:
+    for page in PAGES:
+        images = readme_images(page.read_text(encoding="utf-8"))
+        assert len(images) == len(set(images)), page.name
