@@ -364,7 +364,7 @@ async def _baseline(
 
 def rules_part(result: dict[str, Any]) -> dict[str, Any]:
     """A stored game's result without each round's ``verification`` at the table (issue 11),
-    which no replay of its record knows: ``referee.verification.without_verification``, for
+    which no replay of its record knows: ``referee.services.verification.without_verification``, for
     this client, which runs without Django."""
     rounds = [{k: v for k, v in r.items() if k != "verification"} for r in result["rounds"]]
     return {**result, "rounds": rounds}

@@ -407,7 +407,7 @@ class RoundVerification(models.Model):
     No row means ``unverified``. ``digest`` is the SHA-256 of the round's live events
     when the row was last written: a correction or undo that changes them resets a
     confirmation, and an organiser's correction or void resolves a dispute
-    (``referee.verification``).
+    (``referee.services.verification``).
     """
 
     class Status(models.TextChoices):

@@ -133,12 +133,12 @@ UNVERIFIED: dict[str, Any] = {
     "note": None,
     "updated_at": None,
 }
-"""A round nobody has confirmed or disputed yet (``referee.verification``)."""
+"""A round nobody has confirmed or disputed yet (``referee.services.verification``)."""
 
 
 def cached_verification(game: Game, number: int) -> dict[str, Any]:
     """Round ``number``'s verification from the game row's cache (no query), as
-    ``referee.verification`` keeps it for the rounds the state can show."""
+    ``referee.services.verification`` keeps it for the rounds the state can show."""
     entry = store.state_of(game).verification.get(str(number))
     return dict(entry) if entry else dict(UNVERIFIED)
 

@@ -386,7 +386,7 @@ class GameState:
     ``computer_seats``: ``{"<seat>": strategy}`` (R39);
     ``current``: the current round's cache (``RoundCache``), or ``None``;
     ``verification``: ``{"<round>": verification}`` of the rounds the state can show
-    (``referee.verification`` keeps it, issue 11).
+    (``referee.services.verification`` keeps it, issue 11).
     """
 
     snapshot: dict[str, Any]

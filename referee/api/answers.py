@@ -1,6 +1,6 @@
 """The API's answers to writes: a service's domain result rendered as JSON, status and ETag.
 
-The services (``referee.services``, ``referee.corrections``, ``referee.verification``)
+The services (``referee.services``, ``referee.services.corrections``, ``referee.services.verification``)
 return what they stored and caused and know nothing of HTTP. A view renders that
 result with one of this module's renderers — ``submitted`` (201 ``{event, effects,
 state}``), ``undone`` and ``corrected`` (200 ``{correction, state}``), ``verified``

@@ -1,7 +1,7 @@
 """Computer seats over the API (R39): mark a seat, enter its hand, ask for its move.
 
 One ``APIView`` per operation, as in ``referee.api.games``; each parses the
-request, calls one service of ``referee.computer`` and renders its answer.
+request, calls one service of ``referee.services.computer`` and renders its answer.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 ``POST /games/{id}/rounds/{n}/confirm/`` and ``…/dispute/`` are a seat's phone's (a table
 token joined to one seat, not the one that entered the round's last event);
 ``…/resolve/`` is the organiser's. Each answers ``{round, verification, state}``; a retry
-with the same ``Idempotency-Key`` gets the first answer. See ``referee.verification``.
+with the same ``Idempotency-Key`` gets the first answer. See ``referee.services.verification``.
 """
 
 from __future__ import annotations
