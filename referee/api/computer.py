@@ -28,9 +28,9 @@ from referee.api.games import (
     _precondition,
     _validated,
 )
-from referee.api.plumbing import WholeNumberField
 from referee.api.serializers import StrictSerializer, TilesAsSent, VersionedSerializer
 from referee.engine.strategies import STRATEGIES
+from referee.inputs import WholeNumberField
 
 STRATEGY_HELP = (
     "`random` (any legal move), `greedy` (its heaviest playable tile) or `strong` "

@@ -30,13 +30,11 @@ from referee.api import answers
 from referee.api import serializers as s
 from referee.api.auth import CanUseGame, IsOrganiser, actor_of, can_access
 from referee.api.pagination import MAX_PAGE, BoundedPageNumberPagination
-from referee.api.plumbing import StrictSerializer, client_ident, join_client
 from referee.api.problems import PROBLEM_CONTENT_TYPE, referee_problem
 from referee.api.schema import (
     ETAG_HEADER,
     EXAMPLE_RECORD,
     IF_NONE_MATCH_HEADER,
-    MAX_ID,
     AuditTrailDocument,
     CorrectionResultDocument,
     EventResultDocument,
@@ -51,6 +49,7 @@ from referee.computer import computer_seats_setup
 from referee.engine.errors import RefereeError
 from referee.engine.records import replay_record
 from referee.idempotency import Idempotency, Rendered
+from referee.inputs import MAX_ID, StrictSerializer, client_ident, join_client
 from referee.league import league
 from referee.lockouts import give_device, join_lockout_lift
 from referee.models import Correction, Event, Game, RefusedEvent, TableAlert, TableToken

@@ -40,7 +40,6 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from referee import corrections, folding, services
-from referee.api.plumbing import referee_message
 from referee.corrections import Corrected
 from referee.engine import RefereeError, RuleSet
 from referee.engine.records import replay_record
@@ -51,6 +50,7 @@ from referee.exceptions import (
     ServiceError,
     TokenNotFound,
     VersionMismatch,
+    referee_message,
 )
 from referee.idempotency import Idempotency, Rendered, Replay
 from referee.league import league

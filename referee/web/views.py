@@ -41,7 +41,6 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from referee import conditional, services
-from referee.api.plumbing import join_client, referee_message
 from referee.corrections import Corrected
 from referee.engine import RefereeError
 from referee.engine.strategies import STRATEGIES
@@ -51,8 +50,10 @@ from referee.exceptions import (
     ServiceError,
     TokenRevoked,
     VersionMismatch,
+    referee_message,
 )
 from referee.idempotency import Idempotency, Rendered, Replay
+from referee.inputs import join_client
 from referee.league import league
 from referee.lockouts import JoinClient, give_device
 from referee.middleware import checks_conditions
