@@ -22,19 +22,13 @@ not organise the game, or a phone of the table, gets a 403 page.
 
 from __future__ import annotations
 
-import functools
 import uuid
-from collections.abc import Callable
-from datetime import timedelta
 from typing import Any
 
 from django.contrib import messages
-from django.contrib.auth.views import redirect_to_login
-from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import path, reverse
-from django.utils import timezone
 from django.utils.translation import gettext, ngettext, pgettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -58,69 +52,15 @@ from referee.models import Correction, Event, Game, GameSession
 from referee.selectors import game_state_for
 from referee.services import Actor, Precondition
 from referee.web import organiser_forms as of
-from referee.web.selectors import REASON_WORDS
-from referee.web.session import session_token
-from referee.web.views import database_unavailable_as_503
+from referee.web.organising import organiser_page
+from referee.web.panels import REASON_WORDS, verification_context
+from referee.web.taps import database_unavailable_as_503
 
-# A game counts as one of the evening's while open, or for this long after it was created.
-EVENING = timedelta(hours=14)
 AUDIT_SHOWN = 10
-
-
-# -- access ---------------------------------------------------------------------------------
-
-
-def organiser_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Resolve ``game_id`` to the game for its organiser, else refuse.
-
-    Not signed in: the sign-in page (a phone of the table: 403). Signed in but
-    not the game's creator, an organiser of its club, or staff: 403. No such
-    game: 404.
-    """
-
-    @functools.wraps(view)
-    def wrapped(request: HttpRequest, game_id: Any, *args: Any, **kwargs: Any) -> HttpResponse:
-        user = request.user
-        if not user.is_authenticated:
-            if session_token(request) is not None:  # a phone of a table: not an organiser
-                return forbidden(request)
-            return redirect_to_login(request.get_full_path())
-        game = get_object_or_404(Game, pk=game_id)
-        if not (
-            user.is_staff
-            or game.created_by_id == user.pk
-            or league().organises(user=user, game=game)
-        ):
-            return forbidden(request)
-        return view(request, game, *args, **kwargs)
-
-    return wrapped
-
-
-def forbidden(request: HttpRequest) -> HttpResponse:
-    """The 403 page: organisers only, in the page's language."""
-    return render(request, "referee/organiser_forbidden.html", status=403)
 
 
 def _actor(request: HttpRequest) -> Actor:
     return Actor(user=request.user)
-
-
-# -- the evening's games --------------------------------------------------------------------
-
-
-def evening_games(user: Any) -> tuple[list[Game], list[Game]]:
-    """The games ``user`` organises: those of the evening (open, or created in the last
-    ``EVENING``) and the earlier ones, newest first, at most 50 in all."""
-    games: QuerySet[Game] = league().games_accessible(user=user)
-    since = timezone.now() - EVENING
-    evening, earlier = [], []
-    for game in games[:50]:
-        if game.status == Game.Status.OPEN or game.created_at >= since:
-            evening.append(game)
-        else:
-            earlier.append(game)
-    return evening, earlier
 
 
 # -- pages ----------------------------------------------------------------------------------
@@ -426,9 +366,6 @@ def _render_manage(
                 "open": number in bound,
             }
         )
-    # The verification pages use this module's ``organiser_page``: imported here, not above.
-    from referee.web.verification import organiser_context as verification_context
-
     context = {
         "game": game,
         "state": state,
