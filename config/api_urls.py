@@ -9,7 +9,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from referee.api import urls as referee_api
-from referee.api.plumbing import api_not_found
+from referee.api.problems import api_not_found
 from scoring.api import urls as league_api
 
 app_name = "api"

@@ -9,7 +9,7 @@ whatever the method and whether or not ``DEBUG`` is on.
 from django.contrib import admin
 from django.urls import include, path, re_path
 
-from referee.api.plumbing import api_not_found
+from referee.api.problems import api_not_found
 
 urlpatterns = [
     path("api/v1/", include("config.api_urls")),  # ends with its own catch-all 404

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
+
+from referee.engine.errors import RefereeError
 
 
 class ServiceError(Exception):
@@ -206,3 +209,9 @@ class RecordTooLong(ServiceError):
     code = "record_too_long"
     title = _("Record too long")
     default_detail = _("This record has more rounds than one request may score.")
+
+
+def referee_message(err: RefereeError) -> str:
+    """The rules core's message in the active language: its template through gettext, or
+    ngettext for a plural-aware one (R-numbers, tiles and players' names as the core gave)."""
+    return err.render(gettext, ngettext)

@@ -46,8 +46,8 @@ from django.views.decorators.http import require_safe
 from referee import folding, selectors
 from referee.models import Event, Game
 from referee.store import rules_of, state_of
-from referee.web.selectors import _banner, _event_view, _seat_view
-from referee.web.views import POLL_SECONDS, HtmxHttpRequest, database_unavailable_as_503
+from referee.web.panels import event_view, round_banner, seat_view
+from referee.web.taps import POLL_SECONDS, HtmxHttpRequest, database_unavailable_as_503
 from scoring.api.filters import STANDINGS_DEFAULT_ORDERING
 from scoring.models import Club, Membership
 from scoring.selectors import club_can_read, league_rows, standings
@@ -200,7 +200,7 @@ def _table(number: int, game: Game, snapshot: dict[str, Any], events: list[Event
     )
     # viewer=None: the state of a page without a seat, where no declared hand is read (R31).
     state = selectors.game_state(game, engine, events, effects, viewer=None, players=_players(game))
-    seats = [_public_seat(_seat_view(seat, state, None)) for seat in state["seats"]]
+    seats = [_public_seat(seat_view(seat, state, None)) for seat in state["seats"]]
     last = state["last_events"][-1] if state["last_events"] else None
     status = state["round"]["status"]
     turn = state["turn"]
@@ -213,8 +213,8 @@ def _table(number: int, game: Game, snapshot: dict[str, Any], events: list[Event
         seats=seats,
         table_stones=state["table"],
         turn=seats[turn] if turn is not None and status != "awaiting_reveals" else None,
-        last=_event_view(last, seats) if last is not None else None,
-        banner=_banner(state, seats),
+        last=event_view(last, seats) if last is not None else None,
+        banner=round_banner(state, seats),
     )
 
 

@@ -14,9 +14,9 @@ from django.urls import path
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
-from referee.web.organiser import forbidden
+from referee.web.organising import forbidden
 from referee.web.session import session_token
-from referee.web.views import database_unavailable_as_503
+from referee.web.taps import database_unavailable_as_503
 from scoring import room
 from scoring.api.filters import STANDINGS_DEFAULT_ORDERING
 from scoring.models import Club

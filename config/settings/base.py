@@ -215,7 +215,7 @@ AXES_FAILURE_LIMIT = env.int("LOGIN_LOCKOUT_FAILURES", default=10, minimum=1)
 AXES_COOLOFF_TIME = timedelta(seconds=env.int("LOGIN_LOCKOUT_SECONDS", default=900, minimum=1))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "referee.api.plumbing.client_ident"  # NUM_PROXIES, as the joins
+AXES_CLIENT_IP_CALLABLE = "referee.inputs.client_ident"  # NUM_PROXIES, as the joins
 AXES_VERBOSE = False
 
 SPECTACULAR_SETTINGS = {

@@ -1,7 +1,7 @@
 """The API's answers to writes: a service's domain result rendered as JSON, status and ETag.
 
-The services (``referee.services``, ``referee.services.corrections``, ``referee.services.verification``)
-return what they stored and caused and know nothing of HTTP. A view renders that
+The services (``referee.services``: its ``events``, ``corrections``, ``verification``
+modules) return what they stored and caused and know nothing of HTTP. A view renders that
 result with one of this module's renderers — ``submitted`` (201 ``{event, effects,
 state}``), ``undone`` and ``corrected`` (200 ``{correction, state}``), ``verified``
 (200 ``{round, verification, state}``) — and ``respond`` sends it with the game's

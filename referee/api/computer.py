@@ -17,7 +17,6 @@ from rest_framework.views import APIView
 from referee import conditional
 from referee.api import answers
 from referee.api.auth import actor_of
-from referee.api.plumbing import WholeNumberField
 from referee.api.serializers import StrictSerializer, TilesAsSent, VersionedSerializer
 from referee.api.writes import (
     EVENT_RESULT,
@@ -31,6 +30,7 @@ from referee.api.writes import (
     validated,
 )
 from referee.engine.strategies import STRATEGIES
+from referee.inputs import WholeNumberField
 from referee.services import computer
 
 STRATEGY_HELP = (

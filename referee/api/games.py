@@ -28,7 +28,6 @@ from referee.api.schema import (
     ETAG_HEADER,
     EXAMPLE_RECORD,
     IF_NONE_MATCH_HEADER,
-    MAX_ID,
     AuditTrailDocument,
     RecordDocument,
     ResultDocument,
@@ -54,6 +53,7 @@ from referee.api.writes import (
 )
 from referee.engine.records import replay_record
 from referee.idempotency import Rendered
+from referee.inputs import MAX_ID
 from referee.league import league
 from referee.models import Correction, Event, Game, RefusedEvent, TableAlert
 from referee.services import corrections, verification

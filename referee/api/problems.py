@@ -33,7 +33,7 @@ from rest_framework.views import set_rollback
 from referee.api.renderers import JSONRenderer
 from referee.conditional import MAX_HEADER_LENGTH, ConditionalHeaderInvalid
 from referee.engine.errors import RefereeError
-from referee.exceptions import ServiceError
+from referee.exceptions import ServiceError, referee_message
 
 logger = logging.getLogger(__name__)
 
@@ -98,12 +98,6 @@ PROBLEM_TEXT_MAX = 500
 def bounded_text(text: str) -> str:
     """``text`` cut to ``PROBLEM_TEXT_MAX`` characters (``…`` marks the cut)."""
     return text if len(text) <= PROBLEM_TEXT_MAX else text[:PROBLEM_TEXT_MAX] + "…"
-
-
-def referee_message(err: RefereeError) -> str:
-    """The rules core's message in the active language: its template through gettext, or
-    ngettext for a plural-aware one (R-numbers, tiles and players' names as the core gave)."""
-    return err.render(gettext, ngettext)
 
 
 def referee_problem(err: RefereeError) -> dict[str, Any]:

@@ -27,7 +27,12 @@ from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.settings import spectacular_settings
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema_field,
+)
 from rest_framework import serializers
 
 from referee.api.problems import PROBLEM_CONTENT_TYPE
@@ -45,10 +50,13 @@ def ref(name: str, **siblings: Any) -> Schema:
     return {"$ref": COMPONENT_PREFIX + name}
 
 
+@extend_schema_field(ref("GameStatus"))
+class GameStatusField(serializers.CharField):
+    """A game's status, ``open`` or ``closed`` (the ``GameStatus`` component)."""
+
+
 # -- values ----------------------------------------------------------------------------------
 
-MAX_ID = 2**63 - 1
-"""The largest id the database holds (``BigAutoField``): ids in paths and queries stay under it."""
 SEAT: Schema = {"type": "integer", "minimum": 0, "maximum": 4}
 NULLABLE_SEAT: Schema = {**SEAT, "nullable": True}
 STONES: Schema = {"type": "integer", "minimum": 0}

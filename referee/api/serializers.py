@@ -19,9 +19,10 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import empty
 
-from referee.api.plumbing import (
+from referee.api.schema import PIP_SUM, PIPS, SEAT, GameStateDocument, GameStatusField, ref
+from referee.engine.strategies import STRATEGIES
+from referee.inputs import (
     SEAT_SCHEMA,
-    GameStatusField,
     PlainField,
     ReasonField,
     SeatField,
@@ -29,8 +30,6 @@ from referee.api.plumbing import (
     WholeNumberField,
     visible_name,
 )
-from referee.api.schema import PIP_SUM, PIPS, SEAT, GameStateDocument, ref
-from referee.engine.strategies import STRATEGIES
 from referee.league import league
 
 

@@ -17,7 +17,6 @@ from rest_framework.views import APIView
 from referee import services
 from referee.api import serializers as s
 from referee.api.auth import IsOrganiser, actor_of
-from referee.api.plumbing import client_ident, join_client
 from referee.api.schema import (
     problems,
 )
@@ -26,6 +25,7 @@ from referee.api.writes import (
     GameMixin,
     validated,
 )
+from referee.inputs import client_ident, join_client
 from referee.lockouts import give_device, join_lockout_lift
 from referee.models import TableToken
 

@@ -24,7 +24,6 @@ from rest_framework.views import APIView
 
 from referee import conditional, services
 from referee.api.auth import CanUseGame, actor_of, can_access
-from referee.api.plumbing import StrictSerializer
 from referee.api.problems import PROBLEM_CONTENT_TYPE, referee_problem
 from referee.api.schema import (
     ETAG_HEADER,
@@ -36,6 +35,7 @@ from referee.api.schema import (
 )
 from referee.engine.errors import RefereeError
 from referee.idempotency import Idempotency, Rendered
+from referee.inputs import StrictSerializer
 from referee.models import Game, TableToken
 
 IDEMPOTENCY_KEY_MAX_LENGTH = 255

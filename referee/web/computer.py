@@ -1,7 +1,7 @@
 """The organiser's page for computer seats (R39): make a seat the computer's, enter its hand.
 
 Plain form posts back to the organiser's game page (``organiser_game``); each
-calls one service of ``referee.computer`` and says what happened with
+calls one service of ``referee.services.computer`` and says what happened with
 Django's messages.
 """
 

@@ -12,11 +12,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from referee import conditional
 from referee.league import LeagueChoice
-from referee.web.selectors import TILE_NAMES
+from referee.services import verification
+from referee.web.pieces import TILE_NAMES
 
 SEAT_CHOICES = [(str(seat), str(seat)) for seat in range(5)]
 TILE_CHOICES = [(name, name) for name in TILE_NAMES]
@@ -65,12 +67,15 @@ class VersionField(forms.Field):
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
 
 
-class _WriteForm(forms.Form):
+class WriteForm(forms.Form):
+    """A tap's form: the version its page showed (``precondition``) and its own key, sent
+    again with a retry (``idempotency``, ``referee.web.taps``)."""
+
     version = VersionField()
     key = forms.UUIDField(widget=forms.HiddenInput)
 
 
-class MoveForm(_WriteForm):
+class MoveForm(WriteForm):
     """A play ``{seat, tile, on?}`` or, with ``pass``, a pass ``{seat, pass: true}``."""
 
     seat = forms.TypedChoiceField(choices=SEAT_CHOICES, coerce=int)
@@ -95,7 +100,7 @@ class MoveForm(_WriteForm):
         return payload
 
 
-class RevealForm(_WriteForm):
+class RevealForm(WriteForm):
     """A blocked round's remaining tiles of one seat, or its pip sum (R18)."""
 
     seat = forms.TypedChoiceField(choices=SEAT_CHOICES, coerce=int)
@@ -118,8 +123,35 @@ class RevealForm(_WriteForm):
         return {"seat": data["seat"], "tiles": list(data["tiles"])}
 
 
-class UndoForm(_WriteForm):
+class UndoForm(WriteForm):
     pass
+
+
+class HandForm(WriteForm):
+    """Five distinct tiles of this phone's seat (R31); ``position`` amends the declared one."""
+
+    tiles = forms.MultipleChoiceField(choices=TILE_CHOICES)
+    position = forms.IntegerField(min_value=0, required=False, widget=forms.HiddenInput)
+
+    def clean_tiles(self) -> list[str]:
+        tiles = list(self.cleaned_data["tiles"])
+        if len(set(tiles)) != 5:
+            raise forms.ValidationError(
+                gettext("Tick exactly five tiles: your hand for this round (R31)."),
+                code="hand_not_five",
+            )
+        return tiles
+
+
+class VerifyForm(WriteForm):
+    """Confirm or dispute (with a reason, ≤ 200 characters) settled round ``round``."""
+
+    round = forms.IntegerField(min_value=1)
+    # Not "action": an input of that name would hide the form's own ``action`` from scripts.
+    verdict = forms.ChoiceField(choices=[("confirm", "confirm"), ("dispute", "dispute")])
+    reason = forms.CharField(
+        required=False, max_length=verification.VERIFICATION_REASON_MAX, strip=True
+    )
 
 
 class GameCreateForm(forms.Form):

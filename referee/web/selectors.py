@@ -4,143 +4,33 @@
 table sees — and turns it into drawable pieces: the chain as dominoes with its
 two open ends marked, the 28-tile picker (tiles already played and tiles that
 cannot be played now are disabled, from the state's ``playable``), the seats,
-the last events with their named outcomes and the banner of a finished round.
-Seats are 0–4, tiles ``a-b``, stones whole numbers.
+the last events with their named outcomes and the banner of a finished round
+(``referee.web.panels``, with the seat's own hand and the round's verification),
+the tiles drawn by ``referee.web.pieces``. Seats are 0–4, tiles ``a-b``, stones whole
+numbers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from django.utils.translation import gettext, gettext_noop, pgettext
+from django.utils.translation import gettext
 
 from referee import selectors
-from referee.engine import ALL_TILES, RuleSet, Tile
+from referee.engine import Tile
 from referee.models import Game, TableToken
-from referee.store import rules_of
-
-TILE_NAMES = tuple(str(tile) for tile in ALL_TILES)
-
-# Where the pips of a value sit on a 3 × 3 grid (column, row) inside one half.
-_SPOTS: dict[int, tuple[tuple[int, int], ...]] = {
-    0: (),
-    1: ((1, 1),),
-    2: ((0, 0), (2, 2)),
-    3: ((0, 0), (1, 1), (2, 2)),
-    4: ((0, 0), (2, 0), (0, 2), (2, 2)),
-    5: ((0, 0), (2, 0), (1, 1), (0, 2), (2, 2)),
-    6: ((0, 0), (0, 1), (0, 2), (2, 0), (2, 1), (2, 2)),
-}
-HALF = 50  # one half of a domino is HALF × HALF SVG units
-_GRID = (12, 25, 38)
-
-# The table's words for why stones moved (a transfer's ``reason``): never translated.
-REASON_WORDS = {
-    "pass": "PASS",
-    "passebunge": "PASSEBUNGE",
-    "cappu": "FIRST CAPPU",  # shown like the badge: pgettext("named outcome", …)
-    "ceki": "CEKI",
-    "pollo": "POLLO",
-    "manguno": "MANGUNO",
-    "mattikkeng": "MATTIKKENG",
-}
-# Named outcomes called out loud at the table: shown with an exclamation mark.
-SHOUTED = frozenset({"CEKI", "POLLO", "MANGUNO", "MATTIKKENG", "CAMAT"})
-
-
-@dataclass(frozen=True)
-class Domino:
-    """A tile as drawn: ``first`` is the left (or top, ``vertical``) half."""
-
-    name: str
-    first: int
-    second: int
-    vertical: bool = False
-    first_is_end: bool = False
-    second_is_end: bool = False
-
-    @property
-    def label(self) -> str:
-        """The tile as laid, e.g. ``4-3`` (the chain reads left to right)."""
-        return f"{self.first}-{self.second}"
-
-    @property
-    def width(self) -> int:
-        return HALF if self.vertical else 2 * HALF
-
-    @property
-    def height(self) -> int:
-        return 2 * HALF if self.vertical else HALF
-
-    @property
-    def pips(self) -> list[tuple[int, int]]:
-        """Every pip's centre in SVG units."""
-        spots: list[tuple[int, int]] = []
-        for index, value in enumerate((self.first, self.second)):
-            dx, dy = (0, index * HALF) if self.vertical else (index * HALF, 0)
-            spots.extend((dx + _GRID[col], dy + _GRID[row]) for col, row in _SPOTS[value])
-        return spots
-
-    @property
-    def divider(self) -> tuple[int, int, int, int]:
-        """The line between the halves: x1, y1, x2, y2."""
-        if self.vertical:
-            return (6, HALF, HALF - 6, HALF)
-        return (HALF, 6, HALF, HALF - 6)
-
-    @property
-    def ends(self) -> list[tuple[int, int]]:
-        """The top-left corner of each half that is an open end (to highlight it)."""
-        corners = []
-        for index, is_end in enumerate((self.first_is_end, self.second_is_end)):
-            if is_end:
-                corners.append((0, index * HALF) if self.vertical else (index * HALF, 0))
-        return corners
-
-
-# A tile that cannot be tapped says why in its name and with a mark, not only in grey:
-# on the table already, not playable now, or (at a reveal) not one the seat can hold.
-TILE_STATE_WORDS = {
-    "played": gettext_noop("%(tile)s: already played"),
-    "blocked": gettext_noop("%(tile)s: cannot be played now"),
-    "impossible": gettext_noop("%(tile)s: cannot be held"),
-}
-TILE_STATE_MARKS = {"played": "✓", "blocked": "✕", "impossible": "⊘"}
-
-
-@dataclass
-class PickerTile:
-    """One of the 28 tiles of the picker and what one tap on it does.
-
-    ``state``: ``played`` (already in this round), ``blocked`` (cannot be played
-    now), ``play`` (one tap enters it), ``choose_end`` (it fits both open ends
-    with different values: a second tap names the end), ``choose_seat`` (the
-    game's first lead: a second tap names the seat that leads); at a reveal,
-    ``impossible`` (a tile the seat cannot hold, R32/R33). A tile that cannot be
-    tapped carries its state in its name (``label``) and a ``mark``, not only in grey.
-    """
-
-    domino: Domino
-    state: str
-    ends: list[int] = field(default_factory=list)
-    why: str = ""
-    checked: bool = False
-
-    @property
-    def enabled(self) -> bool:
-        return self.state in {"play", "choose_end", "choose_seat"}
-
-    @property
-    def label(self) -> str:
-        """The tile's accessible name: its name, and why it cannot be tapped when it cannot."""
-        words = TILE_STATE_WORDS.get(self.state)
-        return gettext(words) % {"tile": self.domino.name} if words else self.domino.name
-
-    @property
-    def mark(self) -> str:
-        """The glyph that tells a greyed-out tile's state apart by more than its shade."""
-        return TILE_STATE_MARKS.get(self.state, "")
+from referee.store import rule_set, rules_of
+from referee.web.panels import (
+    HandPanel,
+    event_view,
+    hand_panel,
+    narrow_to_hand,
+    round_banner,
+    round_summary,
+    seat_view,
+)
+from referee.web.pieces import TILE_NAMES, Domino, PickerTile
 
 
 @dataclass
@@ -164,7 +54,7 @@ class TablePage:
     reveal: dict[str, Any] | None = None
     confirm_undo: bool = False
     computer_move: dict[str, Any] | None = None
-    hand: Any = None  # this seat's own hand (``referee.web.hands.HandPanel``, R31)
+    hand: HandPanel | None = None  # this seat's own hand (R31)
 
     @property
     def mode_query(self) -> str:
@@ -209,8 +99,6 @@ class TablePage:
     @property
     def round_summary(self) -> dict[str, Any] | None:
         """The last settled round's verification on this phone (issue 11)."""
-        from referee.web.verification import round_summary  # it builds on this page
-
         return round_summary(self)
 
     @property
@@ -264,8 +152,6 @@ def table_page(
     Without it the page shows the game as of the row ``token.game`` holds (a request
     reads it afresh; a caller that wrote since refreshes it first).
     """
-    from referee.web.hands import hand_panel, narrow_to_hand  # they draw with this module
-
     game = token.game
     if state is None:
         state = selectors.game_state_for(game, viewer=token.seat, viewer_label=token.actor)
@@ -274,7 +160,7 @@ def table_page(
     is_open = state["status"] == Game.Status.OPEN
     status = rnd["status"]
     turn = state["turn"]
-    seats = [_seat_view(seat, state, my_seat) for seat in state["seats"]]
+    seats = [seat_view(seat, state, my_seat) for seat in state["seats"]]
 
     first_lead = status == "awaiting_lead" and turn is None
     mine = my_seat is None or turn == my_seat or (first_lead and my_seat is not None)
@@ -305,7 +191,7 @@ def table_page(
     last = state["last_events"][-1] if state["last_events"] else None
     undo_event = None
     if is_open and last is not None and (my_seat is None or last.get("seat") == my_seat):
-        undo_event = _event_view(last, seats)
+        undo_event = event_view(last, seats)
 
     hand = hand_panel(game, state, my_seat, declare=declare, ticked=ticked)
     may_pass = narrow_to_hand(picker_tiles, hand, move_seat=move_seat)  # R31
@@ -316,8 +202,8 @@ def table_page(
         seats=seats,
         chain=_chain(rnd["chain"]),
         picker=picker_tiles,
-        events=[_event_view(event, seats) for event in reversed(state["last_events"])],
-        banner=_banner(state, seats),
+        events=[event_view(event, seats) for event in reversed(state["last_events"])],
+        banner=round_banner(state, seats),
         can_move=can_move,
         can_pass=can_move and status == "in_play" and may_pass,
         move_seat=move_seat,
@@ -343,19 +229,6 @@ def _computer_move(last: dict[str, Any] | None, state: dict[str, Any]) -> dict[s
     return {"seat": seat, "tile": last.get("tile"), "on": last.get("on"), "pass": last.get("pass")}
 
 
-def _seat_view(seat: dict[str, Any], state: dict[str, Any], my_seat: int | None) -> dict[str, Any]:
-    # Before a round's lead every seat holds a new hand of 5 (R4); the state still counts
-    # the finished round's tiles, which its banner shows.
-    tiles_left = 5 if state["round"]["status"] == "awaiting_lead" else seat["tiles_left"]
-    return {
-        **seat,
-        "tiles_left": tiles_left,
-        "is_turn": state["turn"] == seat["seat"] and state["round"]["status"] != "awaiting_reveals",
-        "is_me": my_seat == seat["seat"],
-        "left_range": range(tiles_left),
-    }
-
-
 def _chain(chain: list[str]) -> list[Domino]:
     dominoes = []
     for index, laid in enumerate(chain):
@@ -379,7 +252,7 @@ def _sleeping(state: dict[str, Any], rules: dict[str, Any]) -> set[str]:
     if rnd["number"] != 1 or not rnd["chain"]:
         return set()
     chain = {str(Tile.parse(t)) for t in rnd["chain"]}
-    doubles = [str(t) for t in RuleSet.from_dict(rules).first_lead_doubles]
+    doubles = [str(t) for t in rule_set(rules).first_lead_doubles]
     led = next((index for index, name in enumerate(doubles) if name in chain), 0)
     return set(doubles[:led])
 
@@ -435,7 +308,7 @@ def _picker(
     leads: set[str] = set()
     if rnd["status"] == "awaiting_lead":
         if rnd["number"] == 1:  # the game's first lead: a first-lead double (R5, R40)
-            leads = {str(t) for t in RuleSet.from_dict(rules).first_lead_doubles}
+            leads = {str(t) for t in rule_set(rules).first_lead_doubles}
         else:  # a later lead: any tile (R6)
             leads = set(TILE_NAMES)
     tiles = []
@@ -465,78 +338,6 @@ def _picker(
             )
         tiles.append(PickerTile(domino=domino, state=state_, ends=ends, why=why))
     return tiles
-
-
-def _who(seat: int | None, seats: list[dict[str, Any]]) -> dict[str, Any] | None:
-    return seats[seat] if seat is not None and 0 <= seat < len(seats) else None
-
-
-def _transfers(transfers: list[dict[str, Any]], seats: list[dict[str, Any]]) -> list[dict]:
-    # An adjustment (R36) may give stones back to the table.
-    table = {"name": pgettext("stones given back", "the table")}
-    return [
-        {
-            "to": table if t["to"] == "table" else _who(t["to"], seats),
-            "source": None if t["from"] == "table" else _who(t["from"], seats),
-            "stones": t["stones"],
-            "reason": _named(REASON_WORDS.get(t["reason"], t["reason"].upper()))["text"],
-        }
-        for t in transfers
-    ]
-
-
-def _event_view(event: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any]:
-    if event["kind"] == "move":
-        kind = "pass" if event.get("pass") else "play"
-    elif event["kind"] == "reveal":
-        kind = "reveal_pips" if "pips" in event else "reveal_tiles"
-    else:
-        kind = event["kind"]
-    return {
-        **event,
-        "what": kind,
-        "who": _who(event.get("seat"), seats),
-        "named_words": [_named(word) for word in event["named"]],
-        "transfer_views": _transfers(event["transfers"], seats),
-        "tiles_text": ", ".join(event.get("tiles") or []),
-    }
-
-
-def _named(word: str) -> dict[str, Any]:
-    """A named outcome: the game's own words stay as they are; PASS and FIRST are English."""
-    text = {
-        "PASS": pgettext("named outcome", "PASS"),
-        "FIRST CAPPU": pgettext("named outcome", "FIRST CAPPU"),
-    }.get(word, word)
-    return {"word": word, "text": text, "shout": word in SHOUTED}
-
-
-def _banner(state: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """A finished round's named outcomes, or the MANGUNO of a round waiting for reveals."""
-    rnd = state["round"]
-    outcome = rnd.get("previous") if rnd["status"] == "awaiting_lead" else rnd.get("outcome")
-    if not outcome:
-        return None
-    named = list(outcome["named"])
-    if outcome.get("camat_elected") is not None:
-        named.append("CAMAT")
-    return {
-        "settled": outcome["winner"] is not None,
-        "number": outcome["number"],
-        "named": [_named(word) for word in named],
-        "winner": _who(outcome["winner"], seats),
-        "first_cappu": _who(outcome["first_cappu"], seats),
-        "manguno": _who(outcome["manguno"], seats),
-        "cucuq": _who(outcome["cucuq"], seats),
-        "mattikkeng": [_who(s, seats) for s in outcome["mattikkeng"]],
-        "camat_elected": _who(outcome["camat_elected"], seats),
-        "remaining_pips": [
-            {"seat": seats[seat], "pips": pips}
-            for seat, pips in enumerate(outcome["remaining_pips"] or [])
-        ],
-        # The round's end award; the passes' stones are with their events.
-        "transfers": _transfers([t for t in outcome["transfers"] if t["move"] is None], seats),
-    }
 
 
 def _reveal_view(

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from referee.web import computer, hands, organiser, verification, views
+from referee.web import computer, hands, organiser, rulings, verification, views
 
 app_name = "web"
 
@@ -21,7 +21,8 @@ urlpatterns = [
     path("games/", views.organiser_games, name="organiser-games"),
     path("games/<uuid:game_id>/", views.organiser_game, name="organiser-game"),
     path("games/<uuid:game_id>/computer/", computer.organiser_computer, name="organiser-computer"),
-    *organiser.urlpatterns,  # corrections, rulings, sittings, phones, closing
+    *organiser.urlpatterns,  # seats, sittings, phones, closing
+    *rulings.urlpatterns,  # a round's corrections and rulings
     path(
         "games/<uuid:game_id>/rounds/<int:number>/resolve/",
         verification.organiser_resolve,

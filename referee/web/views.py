@@ -12,97 +12,44 @@ A poll carries what the phone is in the middle of (a tile waiting for its end,
 the undo being confirmed, the tiles ticked at a reveal): a newer version is
 drawn with that input re-checked — kept if it still applies, else cancelled
 with the reason — never silently dropped. A database that cannot answer is a
-503 with ``Retry-After`` (``database_unavailable_as_503``), never a 500 page.
+503 with ``Retry-After`` (``referee.web.taps``), never a 500 page.
 """
 
 from __future__ import annotations
 
-import functools
-import logging
-import uuid
-from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlencode
 
-from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
-from django.db import InterfaceError, OperationalError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.html import strip_tags
 from django.utils.translation import gettext, pgettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
-from django_htmx.middleware import HtmxDetails
 
 from referee import conditional, services
-from referee.api.plumbing import join_client, referee_message
 from referee.engine import RefereeError
 from referee.engine.strategies import STRATEGIES
 from referee.exceptions import (
-    IdempotencyKeyReused,
-    PreconditionFailed,
     ServiceError,
-    TokenRevoked,
-    VersionMismatch,
+    referee_message,
 )
-from referee.idempotency import Idempotency, Rendered, Replay
+from referee.inputs import join_client
 from referee.league import league
 from referee.lockouts import JoinClient, give_device
 from referee.middleware import checks_conditions
-from referee.models import Correction, Event, Game, RoundVerification, TableToken
-from referee.services import Actor, Precondition, Submitted, Undone, join_code_check
-from referee.services.corrections import Corrected
-from referee.services.verification import Verified
-from referee.web import forms, lan
+from referee.models import Game, TableToken
+from referee.services import Actor, join_code_check
+from referee.web import forms, lan, taps
+from referee.web.organising import evening_games
+from referee.web.panels import verification_context
 from referee.web.qr import qr_svg
 from referee.web.selectors import TablePage, table_page
 from referee.web.session import SESSION_KEY, forget_token, remember_token, session_token
-
-logger = logging.getLogger(__name__)
-
-FLASH_KEY = "domeng_flash"
-POLL_SECONDS = getattr(settings, "DOMENG_POLL_SECONDS", 2)
-# Seconds a phone waits before sending a kept tap again when the database cannot answer
-# (the API's ``database_busy`` waits as long).
-DATABASE_RETRY_AFTER = 2
-
-
-class HtmxHttpRequest(HttpRequest):
-    """A request seen by django-htmx's middleware (``request.htmx``)."""
-
-    htmx: HtmxDetails
-
-
-def database_unavailable_as_503(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """A page or tap whose database is busy or down answers 503 with ``Retry-After``.
-
-    Like the API's ``database_busy``: nothing was applied (the transaction rolled
-    back). A tap (htmx) gets a short body its script shows while it keeps the tap
-    and sends it again; a page gets a plain page saying the referee is unreachable.
-    It renders without the database (no session, no user).
-    """
-
-    @functools.wraps(view)
-    def wrapped(request: HtmxHttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        try:
-            return view(request, *args, **kwargs)
-        except (OperationalError, InterfaceError) as error:  # locked, refused, gone away
-            logger.warning("Database unavailable in a web view: %s", error)
-        partial = bool(getattr(request, "htmx", False))
-        template = "referee/_unavailable.html" if partial else "referee/unavailable.html"
-        response = render(request, template, status=503)
-        response["Retry-After"] = str(DATABASE_RETRY_AFTER)
-        response["Cache-Control"] = "no-store"
-        return response
-
-    return wrapped
-
+from referee.web.taps import HtmxHttpRequest, database_unavailable_as_503
 
 # -- joining ---------------------------------------------------------------------------
 
@@ -201,7 +148,7 @@ def table(request: HtmxHttpRequest) -> HttpResponse:
     if token is None:
         return redirect("web:home")
     page = table_page(token, **_wanted_modes(request))
-    context = _live_context(page, request.session.pop(FLASH_KEY, None))
+    context = taps.live_context(page, request.session.pop(taps.FLASH_KEY, None))
     context.update(_join_context(request, token.game))
     return render(request, "referee/table.html", context)
 
@@ -221,12 +168,12 @@ def live(request: HtmxHttpRequest) -> HttpResponse:
         return HttpResponseClientRedirect(reverse("web:home"))
     shown = request.GET.get("v")
     if shown is not None and shown == str(token.game.version):
-        return HttpResponse(status=204, headers={"ETag": f'"{token.game.version}"'})
+        return HttpResponse(status=204, headers={"ETag": conditional.etag(token.game.version)})
     wanted = _wanted_modes(request)
     page = table_page(token, **wanted)
     flash = _recheck(request, page, wanted) if shown is not None else None
-    response = render(request, "referee/_live.html", _live_context(page, flash))
-    response["ETag"] = f'"{page.state["version"]}"'
+    response = render(request, "referee/_live.html", taps.live_context(page, flash))
+    response["ETag"] = conditional.etag(page.state["version"])
     return response
 
 
@@ -237,10 +184,10 @@ def move(request: HtmxHttpRequest) -> HttpResponse:
     """One tap: a play (tile, and its end when it fits two) or PASS, for the seat to move."""
     token = session_token(request)
     if token is None:
-        return _gone(request)
+        return taps.gone(request)
     form = forms.MoveForm(request.POST)
     if not form.is_valid():
-        return _answer(request, token, _form_refusal(form), 400)
+        return taps.answer(request, token, taps.form_refusal(form), 400)
     return _submit(request, token, form, "move")
 
 
@@ -254,7 +201,7 @@ def reveal(request: HtmxHttpRequest) -> HttpResponse:
     """
     token = session_token(request)
     if token is None:
-        return _gone(request)
+        return taps.gone(request)
     form = forms.RevealForm(request.POST)
     ticked = frozenset(request.POST.getlist("tiles"))
     if not form.is_valid():
@@ -263,7 +210,7 @@ def reveal(request: HtmxHttpRequest) -> HttpResponse:
         extra: dict[str, Any] = (
             {"reveal": int(seat), "ticked": ticked, "pips": pips} if _is_seat(seat) else {}
         )
-        return _answer(request, token, _form_refusal(form), 400, **extra)
+        return taps.answer(request, token, taps.form_refusal(form), 400, **extra)
     return _submit(request, token, form, "reveal")
 
 
@@ -274,26 +221,31 @@ def undo(request: HtmxHttpRequest) -> HttpResponse:
     """Undo the game's last event (after the page asked for confirmation)."""
     token = session_token(request)
     if token is None:
-        return _gone(request)
+        return taps.gone(request)
     form = forms.UndoForm(request.POST)
     if not form.is_valid():
-        return _answer(request, token, _form_refusal(form), 400)
+        return taps.answer(request, token, taps.form_refusal(form), 400)
     data = form.cleaned_data
     try:
         result = services.event_undo(
             game_id=token.game_id,
             actor=Actor(token=token),
-            precondition=_precondition(request, data),
-            idempotency=_idempotency(request, data, {}),
+            precondition=taps.precondition(request, data),
+            idempotency=taps.idempotency(request, data, {}),
             reason="undo on the table page",
         )
     except (RefereeError, ServiceError) as error:
-        return _answer(request, token, *_refusal(error, token, gettext("the undo")))
-    return _answer(request, token, _accepted(result, undone=True), 200, state=_fresh_state(result))
+        return taps.answer(request, token, *taps.refusal(error, token, gettext("the undo")))
+    return taps.answer(
+        request, token, taps.accepted(result, undone=True), 200, state=taps.fresh_state(result)
+    )
 
 
 def _submit(
-    request: HtmxHttpRequest, token: TableToken, form: forms.MoveForm | forms.RevealForm, kind: str
+    request: HtmxHttpRequest,
+    token: TableToken,
+    form: forms.MoveForm | forms.RevealForm,
+    kind: str,
 ) -> HttpResponse:
     data = form.cleaned_data
     payload = form.payload()
@@ -303,12 +255,12 @@ def _submit(
             kind=kind,
             payload=payload,
             actor=Actor(token=token),
-            precondition=_precondition(request, data),
-            idempotency=_idempotency(request, data, {"kind": kind, "payload": payload}),
+            precondition=taps.precondition(request, data),
+            idempotency=taps.idempotency(request, data, {"kind": kind, "payload": payload}),
             seen=token.game,  # read with the token: the fast path writes against it
         )
     except (RefereeError, ServiceError) as error:
-        flash, status = _refusal(error, token, _tap_text(token, kind, payload))
+        flash, status = taps.refusal(error, token, _tap_text(token, kind, payload))
         keep = {}
         if kind == "reveal" and status in {400, 422}:  # to correct and send again
             keep = {
@@ -316,27 +268,10 @@ def _submit(
                 "ticked": frozenset(payload.get("tiles", ())),
                 "pips": str(payload.get("pips", "")),
             }
-        return _answer(request, token, flash, status, **keep)
-    if (refused := _replayed_refusal(result)) is not None:
-        return _answer(request, token, *refused)
-    return _answer(request, token, _accepted(result), 201, state=_fresh_state(result))
-
-
-def _replayed_refusal(result: Any) -> tuple[dict[str, Any], int] | None:
-    """The flash and status of a retried tap that the rules refused the first time (kept
-    by ``_kept_refusal``), else ``None``."""
-    if not isinstance(result, Replay) or result.status < 400:
-        return None
-    body = result.body
-    return _flash("error", body["detail"], code=body["code"], rule=body["rule"]), result.status
-
-
-def _fresh_state(
-    result: Submitted | Undone | Corrected | Verified | Replay,
-) -> dict[str, Any] | None:
-    """The state a tap's result carries (the fold of its write, as this phone sees it),
-    unless it is a replay (nothing written: the page reads the game as it is now)."""
-    return None if isinstance(result, Replay) else result.state
+        return taps.answer(request, token, flash, status, **keep)
+    if (refused := taps.replayed_refusal(result)) is not None:
+        return taps.answer(request, token, *refused)
+    return taps.answer(request, token, taps.accepted(result), 201, state=taps.fresh_state(result))
 
 
 # -- organisers ------------------------------------------------------------------------
@@ -375,8 +310,6 @@ def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
                 status = error.status
             else:
                 return redirect("web:organiser-game", game_id=game.pk)
-    from referee.web.organiser import evening_games  # it builds on this module
-
     games, earlier = evening_games(user)  # open or recent; then the earlier ones
     context = {"form": form, "games": games, "earlier": earlier}
     return render(request, "referee/organiser_games.html", context, status=status)
@@ -401,9 +334,7 @@ def organiser_game(request: HtmxHttpRequest, game_id: Any) -> HttpResponse:
     ):
         raise Http404
     context = {"game": game, "seats": game.seats.all(), **_join_context(request, game)}
-    from referee.web.verification import organiser_context  # it builds on this module
-
-    context.update(organiser_context(game))  # disputed rounds (issue 11)
+    context.update(verification_context(game))  # disputed rounds (issue 11)
     return render(request, "referee/organiser_game.html", context)
 
 
@@ -448,41 +379,6 @@ def _spaced(code: str) -> str:
     return "-".join(code[i : i + 4] for i in range(0, len(code), 4))
 
 
-def _precondition(request: HtmxHttpRequest, data: dict[str, Any]) -> Precondition:
-    """The version the page showed (its form's ``version``: 409 when stale) and any
-    ``If-Match``/``If-None-Match`` the request carries (412), read by the API's parser;
-    ``ConditionalRequestMiddleware`` has already answered a malformed one with 400."""
-    conditions = conditional.conditions_of(
-        if_match=request.headers.get("If-Match"),
-        if_none_match=request.headers.get("If-None-Match"),
-    )
-    return Precondition(data["version"], conditions=conditions)
-
-
-def _idempotency(
-    request: HtmxHttpRequest, data: dict[str, Any], body: dict[str, Any]
-) -> Idempotency[Any]:
-    """The tap's key (rendered with its form) and what it asked: a retry re-sends both."""
-    fingerprint = Idempotency.fingerprint_of(
-        "POST", request.path, {**body, "version": data["version"]}
-    )
-    return Idempotency(f"web:{data['key']}", fingerprint, _kept, refuse=_kept_refusal)
-
-
-def _kept(result: Any) -> Rendered:
-    """What the idempotency store keeps of a tap's answer (a ``web:…`` key is replayed to
-    the phone pages alone): the version its write made. A retried tap is told it counted
-    once and drawn from the game as it is then, never from a stored state."""
-    return 200, {"version": result.game.version}
-
-
-def _kept_refusal(error: RefereeError) -> Rendered:
-    """What the idempotency store keeps of a tap the rules refused: its status, code, rule
-    and message, shown again to a retried tap (``_submit``), which is not judged again."""
-    body = {"code": error.code, "rule": error.rule, "detail": referee_message(error)}
-    return (400 if error.malformed else 422), body
-
-
 def _wanted_modes(request: HtmxHttpRequest) -> dict[str, Any]:
     """The mode the phone asks for or is in: ``pick`` (and its ``seat``), ``confirm=undo``,
     ``reveal`` (a seat) with the ``tiles`` ticked so far."""
@@ -502,7 +398,7 @@ def _recheck(
 ) -> dict[str, Any] | None:
     """A poll found a newer version: keep the phone's pending input if it still applies,
     else cancel it on the page with the reason. Returns the flash that says which."""
-    change = _latest_change(page)
+    change = taps.latest_change(page)
     if wanted["pick"]:
         seat = request.GET.get("seat", "")
         same_seat = not seat.isdigit() or int(seat) == page.move_seat
@@ -512,13 +408,13 @@ def _recheck(
                 "The table changed (%(change)s). Your choice of %(tile)s still applies: "
                 "name its end."
             )
-            return _flash("info", text % {"change": change, "tile": tile})
+            return taps.flash_message("info", text % {"change": change, "tile": tile})
         page.pick = None
         text = gettext(
             "Your choice of %(tile)s was cancelled: the table changed (%(change)s). "
             "Nothing was entered."
         )
-        return _flash("warning", text % {"change": change, "tile": tile})
+        return taps.flash_message("warning", text % {"change": change, "tile": tile})
     if wanted["confirm_undo"]:
         # The last entry may be another one now: never undo what was not confirmed.
         page.confirm_undo = False
@@ -526,31 +422,20 @@ def _recheck(
             "Nothing was undone: the table changed (%(change)s). Check the last entry "
             "before undoing it."
         )
-        return _flash("warning", text % {"change": change})
+        return taps.flash_message("warning", text % {"change": change})
     if wanted["reveal"] is not None:
         if page.reveal is not None:
             if not wanted["ticked"] and not wanted["pips"]:
                 return None
             text = gettext("The table changed (%(change)s). What you ticked is kept.")
-            return _flash("info", text % {"change": change})
+            return taps.flash_message("info", text % {"change": change})
         name = page.seats[wanted["reveal"]]["name"] if 0 <= wanted["reveal"] < 5 else ""
         text = gettext(
             "The reveal of %(name)s was cancelled: the table changed (%(change)s). "
             "Nothing of it was sent."
         )
-        return _flash("warning", text % {"name": name, "change": change})
+        return taps.flash_message("warning", text % {"name": name, "change": change})
     return None
-
-
-def _latest_change(page: TablePage) -> str:
-    """The newest entry of the table in words ("Cakra played 1-6"), or "an undo"."""
-    return _event_text(page.events[0]) if page.events else gettext("an undo")
-
-
-def _event_text(event: dict[str, Any]) -> str:
-    """An event's line ("Besse played 1-6 on the 6 end") as plain text."""
-    html = render_to_string("referee/_event_what.html", {"e": event})
-    return " ".join(strip_tags(html).split())
 
 
 def _tap_text(token: TableToken, kind: str, payload: dict[str, Any]) -> str:
@@ -566,163 +451,5 @@ def _tap_text(token: TableToken, kind: str, payload: dict[str, Any]) -> str:
     return f"{name} {payload.get('tile')}{on}"
 
 
-def _flash(level: str, text: str, *, code: str | None = None, rule: str | None = None) -> dict:
-    return {"level": level, "text": text, "code": code, "rule": rule}
-
-
-def _live_context(page: TablePage, flash: dict[str, Any] | None) -> dict[str, Any]:
-    # ``new_key`` is called once per form rendered: each form carries its own fresh key.
-    return {"page": page, "flash": flash, "poll_seconds": POLL_SECONDS, "new_key": uuid.uuid4}
-
-
-def _answer(
-    request: HtmxHttpRequest,
-    token: TableToken,
-    flash: dict[str, Any] | None,
-    status: int,
-    *,
-    state: dict[str, Any] | None = None,
-    **modes: Any,
-) -> HttpResponse:
-    """htmx: the refreshed partial (with the flash); a plain form post: back to the page.
-
-    ``state``: the new state a service answered with, as this phone sees it; without it
-    the game is read and folded again (a refusal, a replayed tap). A phone whose token was
-    revoked while its tap was on the way (401 ``TokenRevoked``) goes to the home page,
-    which says so (QA).
-    """
-    if status == TokenRevoked.status:
-        return _gone(request)
-    if state is None:
-        token.game.refresh_from_db()
-    page = table_page(
-        token,
-        reveal=modes.get("reveal"),
-        ticked=modes.get("ticked", frozenset()),
-        pips=modes.get("pips", ""),
-        state=state,
-        declare=modes.get("declare", False),
-    )
-    if flash is not None and flash.get("entered") is not None:
-        position = flash.pop("entered")
-        entered = next((e for e in page.events if e.get("position") == position), None)
-        if entered is not None:
-            flash["text"] = gettext("Entered: %(event)s.") % {"event": _event_text(entered)}
-    if not request.htmx:
-        if flash is not None:
-            request.session[FLASH_KEY] = flash
-        url = reverse("web:table")
-        if modes.get("reveal") is not None:
-            query = [("reveal", modes["reveal"]), *(("tiles", t) for t in modes.get("ticked", ()))]
-            if modes.get("pips"):
-                query.append(("pips", modes["pips"]))
-            url += "?" + urlencode(query)
-        elif modes.get("declare"):
-            url += "?" + urlencode([("declare", 1), *(("tiles", t) for t in modes["ticked"])])
-        return redirect(url)
-    return render(request, "referee/_live.html", _live_context(page, flash), status=status)
-
-
-def _gone(request: HtmxHttpRequest) -> HttpResponse:
-    """The session lost its token (left, expired, revoked): back to the join page."""
-    if request.htmx:
-        return HttpResponseClientRedirect(reverse("web:home"))
-    return redirect("web:home")
-
-
 def _players(token: TableToken) -> list[str]:
     return list(token.game.seats.order_by("number").values_list("name", flat=True))
-
-
-def _refusal(
-    error: RefereeError | ServiceError, token: TableToken, tap: str
-) -> tuple[dict[str, Any], int]:
-    """The flash and status of a refused tap: the rules' message, or what came first."""
-    if isinstance(error, RefereeError):
-        text = referee_message(error)
-        flash = _flash("error", text, code=error.code, rule=error.rule)
-        return flash, 400 if error.malformed else 422
-    if isinstance(error, PreconditionFailed):  # the request's own header, not the page's view
-        text = gettext(
-            "Not applied: %(tap)s. The request's If-Match or If-None-Match does not hold "
-            "at the table's version (RFC 9110: a weak tag never matches If-Match)."
-        )
-        return _flash("warning", text % {"tap": tap}, code=error.code), 412
-    if isinstance(error, VersionMismatch):
-        return _flash("warning", _stale_text(token, tap), code=error.code), 409
-    if isinstance(error, IdempotencyKeyReused):
-        text = gettext(
-            "Not applied: %(tap)s. This tap was already sent with other content; "
-            "the table below is up to date, tap again if needed."
-        )
-        return _flash("warning", text % {"tap": tap}, code=error.code), 409
-    return _flash("error", str(error.detail), code=error.code), error.status
-
-
-def _stale_text(token: TableToken, tap: str) -> str:
-    """Why a tap made on an older version was not applied: this phone's own earlier
-    entry or another phone's (events and corrections carry who entered them)."""
-    event = Event.objects.filter(game_id=token.game_id).order_by("-created_at", "-id").first()
-    correction = (
-        Correction.objects.filter(game_id=token.game_id).order_by("-created_at", "-id").first()
-    )
-    latest: Event | Correction | None = event
-    if correction is not None and (event is None or correction.created_at >= event.created_at):
-        latest = correction
-    verified = (
-        RoundVerification.objects.filter(game_id=token.game_id).order_by("-updated_at").first()
-    )
-    if verified is not None and (latest is None or verified.updated_at >= latest.created_at):
-        # A round confirmed, disputed or resolved moves the version on too (issue 11): the
-        # table's last event is not what changed.
-        return gettext(
-            "Not applied: %(tap)s. Round %(number)s was confirmed, disputed or resolved "
-            "first; the table below is up to date, tap again if needed."
-        ) % {"tap": tap, "number": verified.round_number}
-    mine = latest is not None and latest.entered_by == token.actor
-    if isinstance(latest, Correction):
-        if mine:
-            text = gettext(
-                "Not applied: %(tap)s. This phone's undo was entered first; "
-                "the table below shows it, tap again if needed."
-            )
-        else:
-            text = gettext(
-                "Not applied: %(tap)s. Another phone undid an entry first; "
-                "the table below shows it, tap again if needed."
-            )
-        return text % {"tap": tap}
-    token.game.refresh_from_db()  # another phone wrote after this request read the game
-    page = table_page(token)
-    change = _latest_change(page)
-    if mine:
-        text = gettext(
-            "Not applied: %(tap)s. This phone's earlier tap was entered first (%(change)s); "
-            "the table below shows it, tap again if needed."
-        )
-    else:
-        text = gettext(
-            "Not applied: %(tap)s. Another phone entered something first (%(change)s); "
-            "the table below is up to date, tap again if needed."
-        )
-    return text % {"tap": tap, "change": change}
-
-
-def _form_refusal(form: Any) -> dict[str, Any]:
-    messages = [str(m) for errors in form.errors.values() for m in errors]
-    return _flash("error", " ".join(messages), code="form_invalid")
-
-
-def _accepted(result: Any, *, undone: bool = False) -> dict[str, Any]:
-    """Every tap the referee took says so: counted once (a retry, ``Replay``), undone, or
-    entered (``text`` filled in by ``_answer`` from the event's line once the page is drawn;
-    ``result`` a ``Submitted``, a declared hand's ``Corrected`` amendment without it)."""
-    if isinstance(result, Replay):
-        text = gettext("That tap had already been counted: it counts once.")
-        return _flash("ok", text)
-    if undone:
-        return _flash("ok", gettext("Undone."))
-    flash = _flash("ok", gettext("Entered."))
-    if isinstance(result, Submitted):
-        flash["entered"] = result.event.position
-    return flash

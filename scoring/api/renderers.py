@@ -27,7 +27,7 @@ from typing import Any
 from django.utils.translation import get_language
 from rest_framework.renderers import BaseRenderer
 
-from referee.api.plumbing import JSONRenderer
+from referee.api.renderers import JSONRenderer
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # A spreadsheet may split a cell's text at any list separator of the reader's locale

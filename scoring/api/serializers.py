@@ -6,9 +6,9 @@ from typing import Any
 
 from rest_framework import serializers
 
-from referee.api.plumbing import (
+from referee.api.schema import GameStatusField
+from referee.inputs import (
     MAX_ID,
-    GameStatusField,
     ReasonField,
     StrictSerializer,
     WholeNumberField,

@@ -30,13 +30,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from referee.api.plumbing import (
-    MAX_ID,
-    PROBLEM_CONTENT_TYPE,
-    PROBLEM_RESPONSE_GENERIC,
-    BoundedPageNumberPagination,
-    JSONRenderer,
-)
+from referee.api.pagination import BoundedPageNumberPagination
+from referee.api.problems import PROBLEM_CONTENT_TYPE
+from referee.api.renderers import JSONRenderer
+from referee.api.schema import PROBLEM_RESPONSE_GENERIC
+from referee.inputs import MAX_ID
 from referee.models import Game, Occupant, TableToken
 from scoring import ratings as ratings_core
 from scoring import selectors, services

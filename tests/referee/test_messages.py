@@ -1,7 +1,7 @@
 """Messages that carry a number choose their plural form, in every language; seats are named.
 
 The rules core marks such templates with ``ngettext_noop`` (still Django-free);
-``referee.api.problems.referee_message`` renders them with ``ngettext`` for the
+``referee.exceptions.referee_message`` renders them with ``ngettext`` for the
 API and the phone form alike. Polish has three forms for whole numbers.
 """
 
@@ -15,9 +15,9 @@ import polib
 import pytest
 from django.utils import translation
 
-from referee.api.problems import referee_message
 from referee.engine.errors import RefereeError, RevealInvalid, ngettext_noop
 from referee.engine.records import replay_record
+from referee.exceptions import referee_message
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [

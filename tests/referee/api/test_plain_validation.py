@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from rest_framework import serializers
 
 from referee.api import serializers as s
-from referee.api.plumbing import StrictSerializer, WholeNumberField
+from referee.inputs import StrictSerializer, WholeNumberField
 
 EVENT_SERIALIZERS = [s.MoveSerializer, s.HandSerializer, s.RevealSerializer]
 

@@ -13,8 +13,9 @@ import pytest
 from django.utils.translation import gettext_lazy, override
 from rest_framework import renderers, serializers
 
-from referee.api.plumbing import JSONRenderer, StrictSerializer
+from referee.api.renderers import JSONRenderer
 from referee.api.serializers import MoveSerializer
+from referee.inputs import StrictSerializer
 
 pytestmark = pytest.mark.django_db
 

@@ -261,9 +261,7 @@ def test_without_the_lock_a_correction_racing_the_next_move_leaves_an_illegal_lo
     assert refused.value.code == "not_your_turn"
 
 
-def test_with_the_lock_a_correction_racing_the_next_move_leaves_a_legal_log_R37(
-    game, organiser
-):
+def test_with_the_lock_a_correction_racing_the_next_move_leaves_a_legal_log_R37(game, organiser):
     results = race_correction_and_next_move(game, organiser)
 
     # Correction first: the move is refused (seat 4 plays again). Move first: removing

@@ -253,8 +253,8 @@ def test_a_club_evening_entirely_from_phones(phone, club, screenshot, language) 
     corrected = copy.deepcopy(ROUND_1)
     corrected[MISTAKE] = {"seat": 1, "tile": "4-4"}
     assert [r["moves"] for r in record["rounds"]] == [corrected, ROUND_2]
-    # Round 1's confirmation no longer stands once its events changed (referee.services.verification's
-    # decision): it is unverified again; round 2's dispute stays resolved.
+    # Round 1's confirmation no longer stands once its events changed (the decision of
+    # referee.services.verification): it is unverified again; round 2's dispute stays resolved.
     assert [r["verification"]["status"] for r in result["rounds"]] == ["unverified", "resolved"]
     assert without_verification(result) == replay_record(record)
     reasons = [t["reason"] for t in result["rounds"][0]["transfers"]]

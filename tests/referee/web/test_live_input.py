@@ -15,7 +15,7 @@ from django.utils import translation
 
 from referee import services
 from referee.models import Game, TableToken
-from referee.web import selectors
+from referee.web import panels
 from referee.web.selectors import table_page
 from tests.referee.web.conftest import enter, live_events
 from tests.referee.web.walks import BLOCKED, CEKI_WITH_A_PASS, record_move
@@ -290,10 +290,10 @@ def test_first_cappu_is_translated_in_the_transfers_like_its_badge() -> None:
     seats = [{"seat": n, "name": name} for n, name in enumerate("ABCDE")]
     cappu = {"to": 1, "from": "table", "stones": 2, "reason": "cappu", "move": None}
     with translation.override("fr"):
-        reasons = [t["reason"] for t in selectors._transfers([cappu], seats)]
-        badge = selectors._named("FIRST CAPPU")["text"]
+        reasons = [t["reason"] for t in panels._transfers([cappu], seats)]
+        badge = panels._named("FIRST CAPPU")["text"]
     assert reasons == [badge] == ["PREMIER CAPPU"]
-    assert [t["reason"] for t in selectors._transfers([{**cappu, "reason": "ceki"}], seats)] == [
+    assert [t["reason"] for t in panels._transfers([{**cappu, "reason": "ceki"}], seats)] == [
         "CEKI"  # the game's own words are never translated
     ]
 

@@ -643,7 +643,7 @@ def test_the_round_page_never_shows_a_declared_hand_in_play_r31(signed_in, organ
 
 def test_the_round_pages_results_are_the_apis_r35_r36_r38(organiser, load_scenario):
     from referee.engine.records import replay_record
-    from referee.web.organiser import _results
+    from referee.web.organising import round_results as _results
 
     record = load_scenario("40_void_adjust_substitute")["record"]
     game = services.game_import(record=record, created_by=organiser)

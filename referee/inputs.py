@@ -1,20 +1,16 @@
-"""The shared API plumbing: what both APIs (the referee's ``referee.api`` and the league's
-``scoring.api``) and the phone pages (``referee.web``) use, in one place.
+"""What clients send, as both APIs (the referee's ``referee.api`` and the league's
+``scoring.api``) and the phone pages (``referee.web``) take it, in one place.
 
-- problem details (RFC 9457, ``referee.api.problems``): ``PROBLEM_CONTENT_TYPE``,
-  ``PROBLEM_RESPONSE_GENERIC`` (its schema), ``referee_message``, ``api_not_found``;
-- strict serializers (``StrictSerializer``: unknown fields are 400 ``unknown_field``),
-  ``visible_name``, ``GameStatusField`` and a seat as sent (``SeatField``: a guest's name
-  or a registered player's id);
-- the JSON renderer (``JSONRenderer``: DRF's, encoding with orjson);
-- pagination (``BoundedPageNumberPagination``) and ``MAX_ID`` (the largest id a path or
-  query takes);
-- client identity (``client_ident``, ``join_client``: who is asking, as throttles and
-  the join lockout count them).
+- strict serializers (``StrictSerializer``: unknown fields are 400 ``unknown_field``;
+  ``plainly_valid``: a plainly valid body without building the serializer), their
+  fields (``WholeNumberField``, ``ReasonField``, a seat as sent: ``SeatField``, a guest's
+  name or a registered player's id) and validators (``visible_name``, ``shown_text``);
+- ``MAX_ID``: the largest id a path or query takes;
+- who is asking (``client_ident``, ``join_client``: as throttles and the join lockout
+  count them).
 
-The ``/api/v1/`` root composes both APIs' routes in ``config.api_urls``. The league
-and the pages import only this module of ``referee.api`` (import-linter contract
-``api-plumbing``).
+It imports nothing of ``referee.api``: the pages and the league import nothing of it
+but the league's API's envelope (import-linter contract ``api-plumbing``).
 """
 
 from __future__ import annotations
@@ -31,28 +27,21 @@ from rest_framework.fields import empty
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
-from referee.api.pagination import BoundedPageNumberPagination
-from referee.api.problems import PROBLEM_CONTENT_TYPE, api_not_found, referee_message
-from referee.api.renderers import JSONRenderer
-from referee.api.schema import MAX_ID, PROBLEM_RESPONSE_GENERIC, ref
 from referee.engine.names import is_visible_name, reorders_text
 from referee.lockouts import JoinClient, device_issued, device_of
+
+MAX_ID = 2**63 - 1
+"""The largest id the database holds (``BigAutoField``): ids in paths and queries stay under it."""
 
 __all__ = [
     "MAX_ID",
     "PlainField",
-    "PROBLEM_CONTENT_TYPE",
-    "PROBLEM_RESPONSE_GENERIC",
     "SEAT_SCHEMA",
-    "BoundedPageNumberPagination",
-    "GameStatusField",
-    "JSONRenderer",
     "SeatField",
     "StrictSerializer",
-    "api_not_found",
+    "WholeNumberField",
     "client_ident",
     "join_client",
-    "referee_message",
     "ReasonField",
     "shown_text",
     "visible_name",
@@ -206,11 +195,6 @@ class WholeNumberField(PlainField, serializers.IntegerField):
             and (self.min_value is None or value >= self.min_value)
             and (self.max_value is None or value <= self.max_value)
         )
-
-
-@extend_schema_field(ref("GameStatus"))
-class GameStatusField(serializers.CharField):
-    """A game's status, ``open`` or ``closed`` (the ``GameStatus`` component)."""
 
 
 def client_ident(request: Request | HttpRequest) -> str:

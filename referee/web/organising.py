@@ -1,0 +1,238 @@
+"""What every organiser's page shares: who may open it (``organiser_page``: the game's
+creator, an organiser of its club, or staff; else the 403 page, ``forbidden``), the
+games of the evening an organiser runs (``evening_games``), a write's form drawn again
+(``rebound``, ``ids``, ``initial``), its key (``idempotency``), its answer (``said``,
+``refusal``, ``form_refusal``) and the rounds' results (``round_results``).
+"""
+
+from __future__ import annotations
+
+import functools
+import uuid
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
+from django.utils.translation import gettext, pgettext
+
+from referee import folding, store
+from referee.engine import RefereeError
+from referee.engine.records import replay_record
+from referee.exceptions import (
+    IdempotencyKeyReused,
+    PreconditionRequired,
+    ServiceError,
+    VersionMismatch,
+    referee_message,
+)
+from referee.idempotency import Idempotency, Rendered, Replay
+from referee.league import league
+from referee.models import Event, Game
+from referee.services import Actor
+from referee.services.corrections import Corrected
+from referee.web import organiser_forms as of
+from referee.web.session import session_token
+
+# A game counts as one of the evening's while open, or for this long after it was created.
+EVENING = timedelta(hours=14)
+
+
+# -- access ---------------------------------------------------------------------------------
+
+
+def organiser_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Resolve ``game_id`` to the game for its organiser, else refuse.
+
+    Not signed in: the sign-in page (a phone of the table: 403). Signed in but
+    not the game's creator, an organiser of its club, or staff: 403. No such
+    game: 404.
+    """
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, game_id: Any, *args: Any, **kwargs: Any) -> HttpResponse:
+        user = request.user
+        if not user.is_authenticated:
+            if session_token(request) is not None:  # a phone of a table: not an organiser
+                return forbidden(request)
+            return redirect_to_login(request.get_full_path())
+        game = get_object_or_404(Game, pk=game_id)
+        if not (
+            user.is_staff
+            or game.created_by_id == user.pk
+            or league().organises(user=user, game=game)
+        ):
+            return forbidden(request)
+        return view(request, game, *args, **kwargs)
+
+    return wrapped
+
+
+def forbidden(request: HttpRequest) -> HttpResponse:
+    """The 403 page: organisers only, in the page's language."""
+    return render(request, "referee/organiser_forbidden.html", status=403)
+
+
+# -- the evening's games --------------------------------------------------------------------
+
+
+def evening_games(user: Any) -> tuple[list[Game], list[Game]]:
+    """The games ``user`` organises: those of the evening (open, or created in the last
+    ``EVENING``) and the earlier ones, newest first, at most 50 in all."""
+    games: QuerySet[Game] = league().games_accessible(user=user)
+    since = timezone.now() - EVENING
+    evening, earlier = [], []
+    for game in games[:50]:
+        if game.status == Game.Status.OPEN or game.created_at >= since:
+            evening.append(game)
+        else:
+            earlier.append(game)
+    return evening, earlier
+
+
+# -- what the organiser's pages draw and answer ---------------------------------------------
+
+
+def actor(request: HttpRequest) -> Actor:
+    """Who writes from an organiser's page: the signed-in user."""
+    return Actor(user=request.user)
+
+
+def initial(game: Game) -> dict[str, Any]:
+    """Every write form's hidden fields: the version shown and a fresh key."""
+    return {"version": game.version, "key": uuid.uuid4()}
+
+
+def ids(form: Any, prefix: str) -> Any:
+    """Give ``form``'s fields ids of their own (``<prefix>-<field>``): a page draws several
+    forms with the same fields, and each label must name its own form's field."""
+    if form is not None:
+        form.auto_id = f"{prefix}-%s"
+    return form
+
+
+def rebound(form: Any, game: Game) -> Any:
+    """A refused form drawn again with what was typed, on the version now shown (and a
+    fresh key): sending it again applies it to the game the page shows."""
+    if form is not None and form.is_bound:
+        data = form.data.copy()
+        data["version"] = str(game.version)
+        data["key"] = str(uuid.uuid4())
+        form.data = data
+    return form
+
+
+def fresh(game: Game) -> Game:
+    """``game`` read again (a write since the request read it moved its version on)."""
+    game.refresh_from_db()
+    return game
+
+
+def live_events(game: Game) -> list[Event]:
+    """The game's events that stand (none revoked), in order."""
+    return list(Event.objects.filter(game=game, revoked_by__isnull=True).order_by("position"))
+
+
+def round_results(game: Game, live: list[Event] | None = None) -> list[dict[str, Any]]:
+    """The game's rounds as ``domeng-result/1`` gives them (``GET …/result/``): the replay of
+    the record of its live events (``live``, read if not given), one pass."""
+    events = live_events(game) if live is None else live
+    entries = [folding.Entry(e.kind, e.payload, e.round_number) for e in events]
+    record = folding.entries_record(game.players, store.rules_of(game), entries)
+    try:
+        return list(replay_record(record)["rounds"])
+    except RefereeError:  # pragma: no cover - a stored game is a valid record
+        return []
+
+
+def ending_words(result: dict[str, Any]) -> str:
+    """``CEKI``, ``POLLO``, ``CAPPU``, ``MANGUNO``…, or "in play" / "void"."""
+    if result.get("void"):
+        return pgettext("round", "void")
+    if result.get("ending") is None:
+        return pgettext("round", "in play")
+    words = []
+    if result["ending"] == "cappu":
+        finish = result.get("finish") or "plain"
+        words.append("CAPPU" if finish == "plain" else finish.upper())
+    else:
+        words.append("MANGUNO")
+        if result.get("mattikkeng"):
+            words.append("MATTIKKENG")
+    return " · ".join(words)
+
+
+def idempotency(request: HttpRequest, form: of.OrganiserForm) -> Idempotency[Corrected]:
+    """The form's key (rendered with it) and what it asked: a doubled submission counts once."""
+    body = {k: v for k, v in request.POST.items() if k != "csrfmiddlewaretoken"}
+    fingerprint = Idempotency.fingerprint_of(
+        "POST", request.path, {"by": actor(request).label, "body": body}
+    )
+    return Idempotency(f"web-organiser:{form.cleaned_data['key']}", fingerprint, _kept)
+
+
+def _kept(result: Corrected) -> Rendered:
+    """What the idempotency store keeps of a correction made from these pages (a
+    ``web-organiser:…`` key is replayed to them alone): the correction's id, ``None`` when
+    it changed nothing, and the version it made."""
+    correction = result.correction
+    return 200, {
+        "correction": correction.pk if correction is not None else None,
+        "version": result.game.version,
+    }
+
+
+def said(request: HttpRequest, result: Corrected | Replay, done: str) -> None:
+    """The success message: what was done, or that nothing changed (no correction stored;
+    for a doubled submission, none stored the first time)."""
+    if isinstance(result, Replay):
+        nothing = "correction" in result.body and result.body["correction"] is None
+    else:
+        nothing = result.correction is None
+    if nothing:
+        messages.info(request, gettext("Nothing changed: the game is as it was."))
+    else:
+        messages.success(request, done)
+
+
+def refusal(error: RefereeError | ServiceError, game: Game) -> tuple[dict[str, Any], int]:
+    """What the page says of a refused write, and its status.
+
+    A rules error gives its message, ``code``, ``rule``, ``round`` and ``move``
+    (0-based, as RECORD.md); a service error its message and ``code``.
+    """
+    if isinstance(error, RefereeError):
+        error.with_names(game.players)
+        refusal = {
+            "text": referee_message(error),
+            "code": error.code,
+            "rule": error.rule,
+            "round": error.round,
+            "move": error.move,
+            "move_number": error.move + 1 if error.move is not None else None,
+        }
+        return refusal, 400 if error.malformed else 422
+    text = str(error.detail)
+    if isinstance(error, VersionMismatch):
+        text = gettext(
+            "Not applied: the game changed since this page was shown (another phone or "
+            "organiser entered something). Check the page below and send again."
+        )
+    elif isinstance(error, IdempotencyKeyReused):
+        text = gettext("Not applied: this form was already sent with other content.")
+    elif isinstance(error, PreconditionRequired):
+        text = gettext("Not applied: the page's version is missing. Reload and try again.")
+    return {"text": text, "code": error.code, "rule": None, "round": None, "move": None}, (
+        error.status
+    )
+
+
+def form_refusal(form: Any) -> dict[str, Any]:
+    """What the page says of a form the page itself refuses (its fields' errors)."""
+    texts = [str(m) for errors in form.errors.values() for m in errors]
+    return {"text": " ".join(texts), "code": "form_invalid", "rule": None, "round": None}
