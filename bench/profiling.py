@@ -31,10 +31,10 @@ CATEGORIES: list[tuple[str, tuple[str, str]]] = [
     ("authentication (table token → game)", ("referee/api/auth.py", "authenticate")),
     ("  store.live_token: the token and its game, one SELECT", ("referee/store.py", "live_token")),
     ("GameMixin.get_game (game row, access check)", ("referee/api/writes.py", "get_game")),
-    ("services.event_submit", ("referee/services.py", "event_submit")),
+    ("services.event_submit", ("referee/services/events.py", "event_submit")),
     (
         "  _submit_at_version: the fast path (no lock)",
-        ("referee/services.py", "_submit_at_version"),
+        ("referee/services/events.py", "_submit_at_version"),
     ),
     (
         "    store._append_at_version: one compare-and-set statement",
@@ -52,7 +52,7 @@ CATEGORIES: list[tuple[str, tuple[str, str]]] = [
         "  seat_rounds_settle (league rows, round end)",
         ("scoring/services.py", "seat_rounds_settle"),
     ),
-    ("  _open_session", ("referee/services.py", "_open_session")),
+    ("  _open_session", ("referee/services/events.py", "_open_session")),
     ("  store.append_event (event insert + game update)", ("referee/store.py", "append_event")),
     ("  Model.save (other rows)", ("django/db/models/base.py", "save")),
     ("  transaction commit", ("django/db/backends/base/base.py", "commit")),

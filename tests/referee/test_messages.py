@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [
     *sorted((ROOT / "referee" / "engine").glob("*.py")),
     ROOT / "referee" / "folding.py",
-    ROOT / "referee" / "services.py",
+    *sorted((ROOT / "referee" / "services").glob("*.py")),
     ROOT / "scoring" / "services.py",
 ]
 PLACEHOLDER = re.compile(r"%\(\w+\)s")
