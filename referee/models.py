@@ -377,17 +377,25 @@ class TableAlert(models.Model):
 
 
 class IdempotencyRecord(models.Model):
-    """The first response to a POST carrying an ``Idempotency-Key`` (our own store).
+    """The first outcome of a write carrying an ``Idempotency-Key`` (our own store).
 
-    A retry with the same key and the same body gets this response again; the
-    same key with another body is refused (``idempotency_key_reused``).
+    A retry with the same key and the same body gets this outcome again; the same key
+    with another body is refused (``idempotency_key_reused``). ``outcome`` names the
+    service's result (``submitted``, ``corrected`` …, or ``refused`` by the rules) and
+    ``body`` holds it as that result keeps itself (``referee.idempotency``); a row of an
+    earlier release has no ``outcome`` but the HTTP ``status_code`` and body answered.
     """
 
     scope = models.CharField(max_length=120, help_text="Whose key: a game, a user.")
     key = models.CharField(max_length=255)
     fingerprint = models.CharField(max_length=64, help_text="SHA-256 of method, path and body.")
-    status_code = models.PositiveSmallIntegerField()
-    body = StoredJSONField(help_text="The answer's JSON body, its keys in their order.")
+    outcome = models.CharField(
+        max_length=20, blank=True, default="", help_text="The result kept, by name."
+    )
+    status_code = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="An earlier release's HTTP status (no outcome)."
+    )
+    body = StoredJSONField(help_text="The outcome as its result keeps itself (JSON).")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -859,8 +859,9 @@ _SITTING_SQL = """, opened AS (
 )"""
 
 _REMEMBER_SQL = """, remembered AS (
-    INSERT INTO {record} (scope, key, fingerprint, status_code, body, created_at)
-    SELECT %s::varchar, %s::varchar, %s::varchar, %s::int, %s::json, %s::timestamptz
+    INSERT INTO {record} (scope, key, fingerprint, outcome, status_code, body, created_at)
+    SELECT %s::varchar, %s::varchar, %s::varchar, %s::varchar, NULL::int, %s::json,
+           %s::timestamptz
     FROM moved
 )"""
 
@@ -893,12 +894,13 @@ def reserve_sitting_id() -> int | None:
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """An idempotent answer to store with the event: ``IdempotencyRecord``'s fields."""
+    """An idempotent outcome to store with the event: ``IdempotencyRecord``'s fields
+    (``outcome``: the result's name, ``body``: the result as it keeps itself)."""
 
     scope: str
     key: str
     fingerprint: str
-    status_code: int
+    outcome: str
     body: dict[str, Any]
 
 
@@ -1025,7 +1027,7 @@ def _append_at_version(
                         scope=answer.scope,
                         key=answer.key,
                         fingerprint=answer.fingerprint,
-                        status_code=answer.status_code,
+                        outcome=answer.outcome,
                         body=answer.body,
                     )
         except IntegrityError:  # the key was stored meanwhile: its retry replays it
@@ -1052,7 +1054,7 @@ def _append_at_version(
             answer.scope,
             answer.key,
             answer.fingerprint,
-            answer.status_code,
+            answer.outcome,
             _json(answer.body),
             event.created_at,
         ]

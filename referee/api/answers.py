@@ -5,10 +5,10 @@ modules) return what they stored and caused and know nothing of HTTP. A view ren
 result with one of this module's renderers — ``submitted`` (201 ``{event, effects,
 state}``), ``undone`` and ``corrected`` (200 ``{correction, state}``), ``verified``
 (200 ``{round, verification, state}``) — and ``respond`` sends it with the game's
-``ETag``. The same renderer, given with the ``Idempotency-Key``
-(``referee.idempotency.Idempotency.render``), makes the answer stored for a retry,
-which ``respond`` sends again as it was, with ``Idempotent-Replayed: true`` and no
-``ETag`` (the game may have moved on since).
+``ETag``. A retried ``Idempotency-Key`` gets the first request's outcome back from the
+service (``referee.idempotency.Replay``), which ``respond`` renders with the same
+renderer, with ``Idempotent-Replayed: true`` and no ``ETag`` (the game may have moved on
+since).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from referee import conditional, folding, selectors
-from referee.api.problems import ProblemResponse
-from referee.idempotency import Rendered, Replay
+from referee.api.problems import ProblemResponse, referee_problem
+from referee.idempotency import Replay
 from referee.models import Correction, Event, Game
 from referee.services import Closed, SessionChanged, Submitted, Undone
 from referee.services.corrections import Corrected, redacted
@@ -37,33 +37,31 @@ class _OfAGame(Protocol):
 
 Result = TypeVar("Result", bound=_OfAGame)
 
+Rendered = tuple[int, dict[str, Any]]
+"""An answer: ``(status, body)``, the body a JSON object."""
 
-def respond(result: Result | Replay, render: Callable[[Result], Rendered]) -> Response:
-    """``result`` rendered, with the game's ``ETag`` (its version after the write); a
-    ``Replay`` as it was stored, with ``Idempotent-Replayed: true``."""
+
+def respond(result: Result | Replay[Result], render: Callable[[Result], Rendered]) -> Response:
+    """``result`` rendered, with the game's ``ETag`` (its version after the write).
+
+    A ``Replay`` (a retried ``Idempotency-Key``: nothing written) is rendered from the
+    first request's outcome, as that request was answered, with ``Idempotent-Replayed:
+    true`` and no ``ETag`` (the game may have moved on since); a refusal kept for it is
+    its problem again."""
     if isinstance(result, Replay):
         replayed = {"Idempotent-Replayed": "true"}
-        if result.status >= 400:  # a refusal by the rules, kept for a retry
-            return ProblemResponse(result.body, headers=replayed)
-        return Response(result.body, status=result.status, headers=replayed)
+        if result.earlier is not None:  # stored, rendered, by an earlier release
+            status, body = result.earlier
+            if status >= 400:
+                return ProblemResponse(body, headers=replayed)
+            return Response(body, status=status, headers=replayed)
+        if result.refusal is not None:
+            return ProblemResponse(referee_problem(result.refusal), headers=replayed)
+        assert result.outcome is not None
+        status, body = render(result.outcome)
+        return Response(body, status=status, headers=replayed)
     status, body = render(result)
     return Response(body, status=status, headers={"ETag": conditional.etag(result.game.version)})
-
-
-def once(render: Callable[[Result], Rendered]) -> Callable[[Result], Rendered]:
-    """``render``, rendering each result once: a request whose answer was stored for its
-    ``Idempotency-Key`` sends that same body without reading the database again."""
-    done: list[tuple[Result, Rendered]] = []
-
-    def render_once(result: Result) -> Rendered:
-        for seen, rendered in done:
-            if seen is result:
-                return rendered
-        rendered = render(result)
-        done.append((result, rendered))
-        return rendered
-
-    return render_once
 
 
 def submitted(result: Submitted) -> Rendered:

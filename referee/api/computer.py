@@ -104,7 +104,7 @@ class ComputerHandView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any, seat: int) -> Response:
         game = self.get_game(request, game_id)
         data = validated(ComputerHandSerializer, request)
-        render = answers.once(answers.submitted)
+        render = answers.submitted
         return answers.respond(
             computer.computer_hand_declare(
                 game_id=game.pk,
@@ -112,7 +112,7 @@ class ComputerHandView(GameMixin, APIView):
                 tiles=data["tiles"],
                 actor=actor_of(request),
                 precondition=precondition_of(request, data),
-                idempotency=idempotency_of(request, render),
+                idempotency=idempotency_of(request),
             ),
             render,
         )

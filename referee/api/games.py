@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 from referee import conditional, selectors, services
 from referee.api import answers
 from referee.api import serializers as s
+from referee.api.answers import Rendered
 from referee.api.auth import IsOrganiser, actor_of
 from referee.api.pagination import MAX_PAGE, BoundedPageNumberPagination
 from referee.api.schema import (
@@ -52,7 +53,6 @@ from referee.api.writes import (
     validated,
 )
 from referee.engine.records import replay_record
-from referee.idempotency import Rendered
 from referee.inputs import MAX_ID
 from referee.league import league
 from referee.models import Correction, Event, Game, RefusedEvent, TableAlert
@@ -230,14 +230,14 @@ class _EventView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
         data = validated(self.serializer_class, request)
-        render = answers.once(answers.submitted)
+        render = answers.submitted
         result = services.event_submit(
             game_id=game.pk,
             kind=self.kind,
             payload=s.event_payload(data),
             actor=actor_of(request),
             precondition=precondition_of(request, data),
-            idempotency=idempotency_of(request, render),
+            idempotency=idempotency_of(request),
             seen=game,
         )
         return answers.respond(result, render)
@@ -330,13 +330,13 @@ class UndoView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
         data = validated(s.UndoSerializer, request)
-        render = answers.once(answers.undone)
+        render = answers.undone
         return answers.respond(
             services.event_undo(
                 game_id=game.pk,
                 actor=actor_of(request),
                 precondition=precondition_of(request, data),
-                idempotency=idempotency_of(request, render),
+                idempotency=idempotency_of(request),
                 reason=data.get("reason", ""),
             ),
             render,
@@ -360,7 +360,7 @@ class EventAmendView(GameMixin, APIView):
     def put(self, request: Request, game_id: Any, position: int) -> Response:
         game = self.get_game(request, game_id)
         data = validated(s.AmendSerializer, request)
-        render = answers.once(answers.corrected)
+        render = answers.corrected
         return answers.respond(
             services.event_amend(
                 game_id=game.pk,
@@ -368,7 +368,7 @@ class EventAmendView(GameMixin, APIView):
                 payload=s.event_payload(data),
                 actor=actor_of(request),
                 precondition=precondition_of(request, data),
-                idempotency=idempotency_of(request, render),
+                idempotency=idempotency_of(request),
                 reason=data.get("reason", ""),
             ),
             render,
@@ -529,12 +529,12 @@ def _bodiless_write(
     request's preconditions and ``Idempotency-Key``, its result rendered by
     ``render_result`` (or the answer kept for the key)."""
     data = validated(s.VersionedSerializer, request)
-    render = answers.once(render_result)
+    render = render_result
     result = service(
         game_id=game.pk,
         actor=actor_of(request),
         precondition=precondition_of(request, data),
-        idempotency=idempotency_of(request, render),
+        idempotency=idempotency_of(request),
     )
     return answers.respond(result, render)
 

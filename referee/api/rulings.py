@@ -91,7 +91,7 @@ class CorrectionsView(GameMixin, APIView):
             )
             for c in data["changes"]
         ]
-        render = answers.once(answers.corrected)
+        render = answers.corrected
         return answers.respond(
             corrections.events_correct(
                 game_id=game.pk,
@@ -99,7 +99,7 @@ class CorrectionsView(GameMixin, APIView):
                 actor=actor_of(request),
                 reason=data.get("reason", ""),
                 precondition=precondition_of(request, data),
-                idempotency=idempotency_of(request, render),
+                idempotency=idempotency_of(request),
             ),
             render,
         )
@@ -130,7 +130,7 @@ class RoundVoidView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any, number: int) -> Response:
         game = self.get_game(request, game_id)
         data = validated(s.VoidSerializer, request)
-        render = answers.once(answers.corrected)
+        render = answers.corrected
         return answers.respond(
             corrections.round_void(
                 game_id=game.pk,
@@ -138,7 +138,7 @@ class RoundVoidView(GameMixin, APIView):
                 reason=data["reason"],
                 actor=actor_of(request),
                 precondition=precondition_of(request, data),
-                idempotency=idempotency_of(request, render),
+                idempotency=idempotency_of(request),
             ),
             render,
         )
@@ -175,7 +175,7 @@ class RoundAdjustmentView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any, number: int) -> Response:
         game = self.get_game(request, game_id)
         data = validated(s.AdjustmentSerializer, request)
-        render = answers.once(answers.corrected)
+        render = answers.corrected
         return answers.respond(
             corrections.round_adjust(
                 game_id=game.pk,
@@ -186,7 +186,7 @@ class RoundAdjustmentView(GameMixin, APIView):
                 reason=data["reason"],
                 actor=actor_of(request),
                 precondition=precondition_of(request, data),
-                idempotency=idempotency_of(request, render),
+                idempotency=idempotency_of(request),
             ),
             render,
         )
@@ -219,7 +219,7 @@ class SeatSubstituteView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any, seat: int) -> Response:
         game = self.get_game(request, game_id)
         data = validated(s.SubstituteSerializer, request)
-        render = answers.once(answers.corrected)
+        render = answers.corrected
         return answers.respond(
             corrections.seat_substitute(
                 game_id=game.pk,
@@ -231,7 +231,7 @@ class SeatSubstituteView(GameMixin, APIView):
                 actor=actor_of(request),
                 reason=data.get("reason", ""),
                 precondition=precondition_of(request, data),
-                idempotency=idempotency_of(request, render),
+                idempotency=idempotency_of(request),
             ),
             render,
         )

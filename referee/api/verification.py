@@ -176,13 +176,13 @@ class RoundConfirmView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any, number: int) -> Response:
         game = self.get_game(request, game_id)
         validated(ConfirmSerializer, request)
-        render = answers.once(answers.verified)
+        render = answers.verified
         return answers.respond(
             verification.round_confirm(
                 game_id=game.pk,
                 round=number,
                 actor=actor_of(request),
-                idempotency=idempotency_of(request, render),
+                idempotency=idempotency_of(request),
             ),
             render,
         )
@@ -215,14 +215,14 @@ class RoundDisputeView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any, number: int) -> Response:
         game = self.get_game(request, game_id)
         data = validated(DisputeSerializer, request)
-        render = answers.once(answers.verified)
+        render = answers.verified
         return answers.respond(
             verification.round_dispute(
                 game_id=game.pk,
                 round=number,
                 actor=actor_of(request),
                 reason=data["reason"],
-                idempotency=idempotency_of(request, render),
+                idempotency=idempotency_of(request),
             ),
             render,
         )
@@ -255,14 +255,14 @@ class RoundResolveView(GameMixin, APIView):
     def post(self, request: Request, game_id: Any, number: int) -> Response:
         game = self.get_game(request, game_id)
         data = validated(ResolveSerializer, request)
-        render = answers.once(answers.verified)
+        render = answers.verified
         return answers.respond(
             verification.round_resolve(
                 game_id=game.pk,
                 round=number,
                 actor=actor_of(request),
                 note=data.get("note", ""),
-                idempotency=idempotency_of(request, render),
+                idempotency=idempotency_of(request),
             ),
             render,
         )

@@ -10,7 +10,6 @@ the game's lock. Conditional headers are read by ``referee.conditional`` alone (
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.shortcuts import get_object_or_404
@@ -24,7 +23,7 @@ from rest_framework.views import APIView
 
 from referee import conditional, services
 from referee.api.auth import CanUseGame, actor_of, can_access
-from referee.api.problems import PROBLEM_CONTENT_TYPE, referee_problem
+from referee.api.problems import PROBLEM_CONTENT_TYPE
 from referee.api.schema import (
     ETAG_HEADER,
     CorrectionResultDocument,
@@ -33,8 +32,7 @@ from referee.api.schema import (
     ProblemDocument,
     problems,
 )
-from referee.engine.errors import RefereeError
-from referee.idempotency import Idempotency, Rendered
+from referee.idempotency import Idempotency
 from referee.inputs import StrictSerializer
 from referee.models import Game, TableToken
 
@@ -174,11 +172,10 @@ def precondition_of(request: Request, data: dict[str, Any]) -> services.Precondi
     return services.Precondition(version, conditions=conditions)
 
 
-def idempotency_of(
-    request: Request, render: Callable[[Result], Rendered]
-) -> Idempotency[Result] | None:
-    """The request's ``Idempotency-Key`` and fingerprint (400 for a key too long), with how
-    its answer is rendered to be stored (``referee.api.answers``); ``None`` without a key."""
+def idempotency_of(request: Request) -> Idempotency | None:
+    """The request's ``Idempotency-Key`` and fingerprint (400 for a key too long); the
+    service keeps the write's outcome under it, and a refusal by the rules too (a retry
+    gets it again, not judged again). ``None`` without a key."""
     key = request.headers.get("Idempotency-Key")
     if not key:
         return None
@@ -186,17 +183,11 @@ def idempotency_of(
         limit = IDEMPOTENCY_KEY_MAX_LENGTH
         message = ngettext("At most %(count)s character.", "At most %(count)s characters.", limit)
         raise serializers.ValidationError({"Idempotency-Key": [message % {"count": limit}]})
-    # Who sent it is part of the request: a stored answer holds the sender's view of the
+    # Who sent it is part of the request: a stored outcome holds the sender's view of the
     # state (e.g. its own declared hand, R31), never replayed to another token or user.
     body = {"by": actor_of(request).label, "body": request.data}
     fingerprint = Idempotency.fingerprint_of(request.method or "", request.path, body)
-    return Idempotency(key, fingerprint, render, refuse=refused)
-
-
-def refused(error: RefereeError) -> Rendered:
-    """A refusal by the rules as the problem the API answers (kept for a retry)."""
-    body = referee_problem(error)
-    return int(body["status"]), body
+    return Idempotency(key, fingerprint, keeps_refusals=True)
 
 
 class GameMixin(APIView):

@@ -47,7 +47,7 @@ from referee.exceptions import (
     ServiceError,
     VersionMismatch,
 )
-from referee.idempotency import Idempotency, Rendered, Replay
+from referee.idempotency import Idempotency, Replay
 from referee.models import Game, Seat, TableToken
 from referee.selectors import game_state_for
 from referee.services import events, guard
@@ -159,8 +159,8 @@ def computer_hand_declare(
     tiles: Any,
     actor: Actor,
     precondition: Precondition | None = None,
-    idempotency: Idempotency[Submitted] | None = None,
-) -> Submitted | Replay:
+    idempotency: Idempotency | None = None,
+) -> Submitted | Replay[Submitted]:
     """The organiser enters the five tiles dealt to computer seat ``seat`` (R31, R39).
 
     As ``events.event_submit`` of a hand (its result, its errors: the rules core's, and
@@ -224,19 +224,12 @@ def computer_turns_play(*, game_id: Any, lead_seat: int | None = None) -> int:
                 idempotency=Idempotency(
                     f"computer:{game.version}",
                     Idempotency.fingerprint_of("computer", str(game_id), payload),
-                    _stored,
                 ),
             )
         except VersionMismatch:
             continue  # another request wrote first: look at the table again
         played += 1
     return played
-
-
-def _stored(submitted: Submitted) -> Rendered:
-    """What the idempotency store keeps of a computer's move: the event's position. Only
-    this loop sends a ``computer:…`` key, and it needs no more than that the move is in."""
-    return 201, {"event": {"position": submitted.event.position}}
 
 
 def after_event(game: Game, actor: Actor) -> bool:

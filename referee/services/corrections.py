@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from django.db import transaction
 from django.utils import timezone
@@ -30,7 +30,15 @@ from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
 from referee.engine.records import Record, replay
 from referee.engine.round import check_seat
 from referee.exceptions import EventNotAmendable, OrganiserOnly, SeatNotAllowed
-from referee.idempotency import Idempotency, Replay, remember, replay_of
+from referee.idempotency import (
+    Idempotency,
+    Replay,
+    outcome,
+    remember,
+    replay_of,
+    row_from_stored,
+    row_to_stored,
+)
 from referee.league import league
 from referee.models import Correction, Event, Game, Seat, TableAlert
 from referee.selectors import game_state_for
@@ -64,6 +72,7 @@ class Change:
     round: int | None = None
 
 
+@outcome
 @dataclass(frozen=True)
 class Corrected:
     """What a correction of the game did (R35–R38): an amendment, a batch of changes, a
@@ -75,9 +84,36 @@ class Corrected:
     stored; ``state``: the game's state as the one who corrected it sees it.
     """
 
+    outcome_kind: ClassVar[str] = "corrected"
+
     game: Game
     correction: Correction | None
     state: dict[str, Any]
+
+    def to_stored(self) -> dict[str, Any]:
+        """The correction by its id (its row is the audit trail, never changed), what it
+        did and its replacement as answered (their keys in their order), and the state
+        answered."""
+        correction = self.correction
+        if correction is None:
+            return {"correction": None, "state": self.state}
+        replacement = correction.replacement if correction.replacement_id else None
+        return {
+            "correction": correction.pk,
+            "changes": correction.changes,
+            "replacement": row_to_stored(replacement) if replacement is not None else None,
+            "state": self.state,
+        }
+
+    @classmethod
+    def from_stored(cls, game: Game, data: dict[str, Any]) -> Corrected:
+        correction = None
+        if data["correction"] is not None:
+            correction = Correction.objects.get(pk=data["correction"], game=game)
+            correction.changes = data["changes"]
+            if data["replacement"] is not None:
+                correction.replacement = row_from_stored(Event, data["replacement"], game=game)
+        return cls(game, correction, data["state"])
 
 
 @dataclass(frozen=True)
@@ -104,9 +140,9 @@ def events_correct(
     actor: Actor,
     reason: str = "",
     precondition: Precondition | None = None,
-    idempotency: Idempotency[Corrected] | None = None,
+    idempotency: Idempotency | None = None,
     kind: str = Correction.Kind.CORRECT,
-) -> Corrected | Replay:
+) -> Corrected | Replay[Corrected]:
     """Amend, insert or remove any events of any rounds as one correction (R37).
 
     Organisers only. Returns the stored correction (``Corrected``); a correction
@@ -138,8 +174,8 @@ def event_amend_any(
     actor: Actor,
     reason: str = "",
     precondition: Precondition | None = None,
-    idempotency: Idempotency[Corrected] | None = None,
-) -> Corrected | Replay:
+    idempotency: Idempotency | None = None,
+) -> Corrected | Replay[Corrected]:
     """Amend one event (``PUT …/events/{position}/``), as ``events_correct`` judges it.
 
     A phone (table token) amends only an event of the current round, and a
@@ -184,8 +220,8 @@ def round_void(
     reason: str,
     actor: Actor,
     precondition: Precondition | None = None,
-    idempotency: Idempotency[Corrected] | None = None,
-) -> Corrected | Replay:
+    idempotency: Idempotency | None = None,
+) -> Corrected | Replay[Corrected]:
     """Void round ``round`` with the organiser's reason (R35): its events are kept as
     entered but not judged, it moves no stone, and the next round is led as it
     should have been. The later rounds are judged again (R37)."""
@@ -214,8 +250,8 @@ def round_adjust(
     reason: str,
     actor: Actor,
     precondition: Precondition | None = None,
-    idempotency: Idempotency[Corrected] | None = None,
-) -> Corrected | Replay:
+    idempotency: Idempotency | None = None,
+) -> Corrected | Replay[Corrected]:
     """Move ``stones`` from ``source`` to ``to`` (``"table"`` or a seat 0–4) after round
     ``round``'s awards, with the organiser's reason (R36). Raises ``ruling_invalid``
     (R36) for a giver holding fewer, from = to, a round in play or waiting for reveals."""
@@ -245,8 +281,8 @@ def seat_substitute(
     actor: Actor,
     reason: str = "",
     precondition: Precondition | None = None,
-    idempotency: Idempotency[Corrected] | None = None,
-) -> Corrected | Replay:
+    idempotency: Idempotency | None = None,
+) -> Corrected | Replay[Corrected]:
     """From round ``round`` on (default: the round in play, else the next), seat ``seat``
     is sat by ``name`` or by the club's ``player`` (R38): only the name changes.
 
@@ -377,9 +413,9 @@ def _correct(
     actor: Actor,
     reason: str,
     precondition: Precondition | None,
-    idempotency: Idempotency[Corrected] | None,
+    idempotency: Idempotency | None,
     kind: str,
-) -> Corrected | Replay:
+) -> Corrected | Replay[Corrected]:
     """Lock the game, ``edit`` its live events, judge the result as a replay and store it."""
     refused: RefereeError | None = None
     with transaction.atomic():

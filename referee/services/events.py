@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from django.db import transaction
 from django.db.models import Max
@@ -36,9 +36,12 @@ from referee.exceptions import (
 from referee.idempotency import (
     Idempotency,
     Replay,
+    outcome,
     remember,
     remember_refusal,
     replay_of,
+    row_from_stored,
+    row_to_stored,
     scope_of,
 )
 from referee.models import Correction, Event, Game, GameSession, TableAlert
@@ -55,6 +58,7 @@ replay) with the game row and who entered it; a hook that wrote to the game retu
 never imports it."""
 
 
+@outcome
 @dataclass(frozen=True)
 class Submitted:
     """An event ``event_submit`` accepted and stored.
@@ -67,12 +71,29 @@ class Submitted:
     computer move it led to (R39).
     """
 
+    outcome_kind: ClassVar[str] = "submitted"
+
     game: Game
     event: Event
     effect: folding.Effects
     state: dict[str, Any]
 
+    def to_stored(self) -> dict[str, Any]:
+        """What a retried key gets again (``referee.idempotency``): the event's row, its
+        effects and the state answered."""
+        return {
+            "event": row_to_stored(self.event),
+            "effect": self.effect.to_dict(),
+            "state": self.state,
+        }
 
+    @classmethod
+    def from_stored(cls, game: Game, data: dict[str, Any]) -> Submitted:
+        event = row_from_stored(Event, data["event"], game=game)
+        return cls(game, event, folding.Effects(**data["effect"]), data["state"])
+
+
+@outcome
 @dataclass(frozen=True)
 class Undone:
     """The game's last live event, revoked by ``event_undo``.
@@ -82,18 +103,43 @@ class Undone:
     never deleted); ``state``: the game's state, refolded, as the one who undid it sees it.
     """
 
+    outcome_kind: ClassVar[str] = "undone"
+
     game: Game
     correction: Correction
     undone: Event
     state: dict[str, Any]
 
+    def to_stored(self) -> dict[str, Any]:
+        return {
+            "correction": row_to_stored(self.correction),
+            "undone": row_to_stored(self.undone),
+            "state": self.state,
+        }
 
+    @classmethod
+    def from_stored(cls, game: Game, data: dict[str, Any]) -> Undone:
+        correction = row_from_stored(Correction, data["correction"], game=game)
+        undone = row_from_stored(Event, data["undone"], game=game)
+        return cls(game, correction, undone, data["state"])
+
+
+@outcome
 @dataclass(frozen=True)
 class SessionChanged:
     """A sitting started or ended (R27): ``game`` at its new version and the ``session``."""
 
+    outcome_kind: ClassVar[str] = "session"
+
     game: Game
     session: GameSession
+
+    def to_stored(self) -> dict[str, Any]:
+        return {"session": row_to_stored(self.session)}
+
+    @classmethod
+    def from_stored(cls, game: Game, data: dict[str, Any]) -> SessionChanged:
+        return cls(game, row_from_stored(GameSession, data["session"], game=game))
 
 
 # -- events ------------------------------------------------------------------------------
@@ -106,9 +152,9 @@ def event_submit(
     payload: dict[str, Any],
     actor: Actor,
     precondition: Precondition | None = None,
-    idempotency: Idempotency[Submitted] | None = None,
+    idempotency: Idempotency | None = None,
     seen: Game | None = None,
-) -> Submitted | Replay:
+) -> Submitted | Replay[Submitted]:
     """Enter one event — a move (R7–R17), a declared hand (R31) or a reveal (R18, R33).
 
     Returns what was stored and caused (``Submitted``), or the stored answer when
@@ -306,7 +352,7 @@ def _submit_at_version(
     payload: dict[str, Any],
     actor: Actor,
     precondition: Precondition | None,
-    idempotency: Idempotency[Submitted] | None,
+    idempotency: Idempotency | None,
 ) -> Submitted | _Folded | None:
     """A move's fast path: fold, judge and store the event against ``game`` as read, with
     no lock — one compare-and-set statement (``store.append_event`` with
@@ -360,8 +406,13 @@ def _submit_at_version(
         answered.append(submitted)
         if idempotency is None:
             return None
-        status, body = idempotency.render(submitted)
-        return store.Answer(scope_of(game), idempotency.key, idempotency.fingerprint, status, body)
+        return store.Answer(
+            scope_of(game),
+            idempotency.key,
+            idempotency.fingerprint,
+            submitted.outcome_kind,
+            submitted.to_stored(),
+        )
 
     stored = store.append_event(
         game,
@@ -394,9 +445,9 @@ def event_undo(
     game_id: Any,
     actor: Actor,
     precondition: Precondition | None = None,
-    idempotency: Idempotency[Undone] | None = None,
+    idempotency: Idempotency | None = None,
     reason: str = "",
-) -> Undone | Replay:
+) -> Undone | Replay[Undone]:
     """Undo the game's last live event (it is revoked, never deleted) and refold.
 
     Returns the correction and the event it revoked (``Undone``), or the stored answer
@@ -443,9 +494,9 @@ def event_amend(
     payload: dict[str, Any],
     actor: Actor,
     precondition: Precondition | None = None,
-    idempotency: Idempotency[Corrected] | None = None,
+    idempotency: Idempotency | None = None,
     reason: str = "",
-) -> Corrected | Replay:
+) -> Corrected | Replay[Corrected]:
     """Replace an event; the game is judged again as a replay of its corrected record (R37).
 
     A phone amends an event of the current round only; an organiser any event
@@ -475,8 +526,8 @@ def session_start(
     game_id: Any,
     actor: Actor,
     precondition: Precondition | None = None,
-    idempotency: Idempotency[SessionChanged] | None = None,
-) -> SessionChanged | Replay:
+    idempotency: Idempotency | None = None,
+) -> SessionChanged | Replay[SessionChanged]:
     """Open a new sitting of the game (R27); an open one is ended first.
 
     Returns the game at its new version and the new sitting, or the stored answer when
@@ -508,8 +559,8 @@ def session_end(
     game_id: Any,
     actor: Actor,
     precondition: Precondition | None = None,
-    idempotency: Idempotency[SessionChanged] | None = None,
-) -> SessionChanged | Replay:
+    idempotency: Idempotency | None = None,
+) -> SessionChanged | Replay[SessionChanged]:
     """End the open sitting; stones, CAMAT and next leader wait for the next one (R27).
 
     Returns the game at its new version and the sitting ended, or a ``Replay`` as

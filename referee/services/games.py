@@ -9,7 +9,7 @@ the record back; ``game_close`` ends the game (the organiser's, on the version t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
@@ -21,7 +21,7 @@ from referee.engine.errors import RecordInvalid, ngettext_noop
 from referee.engine.records import RECORD_FORMAT, Record, export_record, replay
 from referee.engine.tiles import SEATS
 from referee.exceptions import PreconditionRequired
-from referee.idempotency import Idempotency, Replay, remember, replay_of
+from referee.idempotency import Idempotency, Replay, outcome, remember, replay_of
 from referee.league import league
 from referee.models import Event, Game, GameSession, Seat
 from referee.services import guard
@@ -32,11 +32,21 @@ from referee.store import GameState, rules_of, state_of
 PLAYER_NAME_MAX_LENGTH = 80
 
 
+@outcome
 @dataclass(frozen=True)
 class Closed:
     """A game just closed (``game_close``): the game at its new version."""
 
+    outcome_kind: ClassVar[str] = "closed"
+
     game: Game
+
+    def to_stored(self) -> dict[str, Any]:
+        return {}  # a closed game changes no more: its state is read again
+
+    @classmethod
+    def from_stored(cls, game: Game, data: dict[str, Any]) -> Closed:
+        return cls(game)
 
 
 @transaction.atomic
@@ -224,8 +234,8 @@ def game_close(
     game_id: Any,
     actor: Actor,
     precondition: Precondition | None = None,
-    idempotency: Idempotency[Closed] | None = None,
-) -> Closed | Replay:
+    idempotency: Idempotency | None = None,
+) -> Closed | Replay[Closed]:
     """Close the game: no more events; its record and result stay readable.
 
     The organiser's only, on the version they saw (``If-Match``). Returns the closed game

@@ -33,7 +33,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
@@ -41,7 +41,15 @@ from django.utils.translation import gettext_lazy as _
 from referee import store
 from referee.engine.names import reorders_text
 from referee.exceptions import GameClosed, ServiceError
-from referee.idempotency import Idempotency, Replay, remember, replay_of
+from referee.idempotency import (
+    Idempotency,
+    Replay,
+    outcome,
+    remember,
+    replay_of,
+    row_from_stored,
+    row_to_stored,
+)
 from referee.models import Event, Game, RoundVerification
 from referee.selectors import UNVERIFIED, game_state_for, load_current_round
 from referee.services import guard
@@ -109,6 +117,7 @@ class VerificationReasonInvalid(ServiceError):
     default_detail = _("Say in a few words what is wrong (at most 200 characters).")
 
 
+@outcome
 @dataclass(frozen=True)
 class Verified:
     """A round's verification after ``round_confirm``, ``round_dispute`` or ``round_resolve``.
@@ -119,10 +128,24 @@ class Verified:
     ``state``: the game's state as the one who verified it sees it.
     """
 
+    outcome_kind: ClassVar[str] = "verified"
+
     game: Game
     round: int
     verification: RoundVerification | None
     state: dict[str, Any]
+
+    def to_stored(self) -> dict[str, Any]:
+        row = row_to_stored(self.verification) if self.verification is not None else None
+        return {"round": self.round, "verification": row, "state": self.state}
+
+    @classmethod
+    def from_stored(cls, game: Game, data: dict[str, Any]) -> Verified:
+        row = data["verification"]
+        verification = (
+            row_from_stored(RoundVerification, row, game=game) if row is not None else None
+        )
+        return cls(game, data["round"], verification, data["state"])
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -159,8 +182,8 @@ def annotate_result(result: dict[str, Any], game: Game) -> dict[str, Any]:
 
 
 def round_confirm(
-    *, game_id: Any, round: int, actor: Actor, idempotency: Idempotency[Verified] | None = None
-) -> Verified | Replay:
+    *, game_id: Any, round: int, actor: Actor, idempotency: Idempotency | None = None
+) -> Verified | Replay[Verified]:
     """Confirm settled round ``round`` from a phone of another seat than the one that entered
     its last event. Repeating it, or confirming a round already confirmed or resolved,
     changes nothing (200). Raises ``verification_seat_required`` (403: not a seat's phone),
@@ -176,8 +199,8 @@ def round_dispute(
     round: int,
     actor: Actor,
     reason: str,
-    idempotency: Idempotency[Verified] | None = None,
-) -> Verified | Replay:
+    idempotency: Idempotency | None = None,
+) -> Verified | Replay[Verified]:
     """Dispute settled round ``round`` with a short ``reason`` (1–200 characters), from a
     phone of another seat than the one that entered its last event; it stays disputed
     until the organiser resolves it. The same dispute again changes nothing; the disputing
@@ -197,8 +220,8 @@ def round_resolve(
     round: int,
     actor: Actor,
     note: str = "",
-    idempotency: Idempotency[Verified] | None = None,
-) -> Verified | Replay:
+    idempotency: Idempotency | None = None,
+) -> Verified | Replay[Verified]:
     """The organiser marks settled round ``round`` confirmed (``resolved``, resolution
     ``confirmed``), disputed or not, with an optional ``note`` (≤ 200 characters). A round
     already resolved or confirmed stays as it is (200). A closed game may still be
@@ -233,10 +256,10 @@ def _verify(
     game_id: Any,
     number: int,
     actor: Actor,
-    idempotency: Idempotency[Verified] | None,
+    idempotency: Idempotency | None,
     *,
     dispute: str | None,
-) -> Verified | Replay:
+) -> Verified | Replay[Verified]:
     if actor.token is None or actor.seat is None:
         raise VerificationSeatRequired()
     with transaction.atomic():
@@ -301,7 +324,7 @@ def _answer(
     number: int,
     row: RoundVerification | None,
     actor: Actor,
-    idempotency: Idempotency[Verified] | None,
+    idempotency: Idempotency | None,
 ) -> Verified:
     state = game_state_for(game, viewer=actor.seat, viewer_label=actor.label)
     verified = Verified(game, number, row, state)

@@ -31,7 +31,7 @@ from referee.exceptions import (
     VersionMismatch,
     referee_message,
 )
-from referee.idempotency import Idempotency, Rendered, Replay
+from referee.idempotency import Idempotency, Replay
 from referee.league import league
 from referee.models import Event, Game
 from referee.services import Actor
@@ -167,31 +167,24 @@ def ending_words(result: dict[str, Any]) -> str:
     return " · ".join(words)
 
 
-def idempotency(request: HttpRequest, form: of.OrganiserForm) -> Idempotency[Corrected]:
+def idempotency(request: HttpRequest, form: of.OrganiserForm) -> Idempotency:
     """The form's key (rendered with it) and what it asked: a doubled submission counts once."""
     body = {k: v for k, v in request.POST.items() if k != "csrfmiddlewaretoken"}
     fingerprint = Idempotency.fingerprint_of(
         "POST", request.path, {"by": actor(request).label, "body": body}
     )
-    return Idempotency(f"web-organiser:{form.cleaned_data['key']}", fingerprint, _kept)
-
-
-def _kept(result: Corrected) -> Rendered:
-    """What the idempotency store keeps of a correction made from these pages (a
-    ``web-organiser:…`` key is replayed to them alone): the correction's id, ``None`` when
-    it changed nothing, and the version it made."""
-    correction = result.correction
-    return 200, {
-        "correction": correction.pk if correction is not None else None,
-        "version": result.game.version,
-    }
+    return Idempotency(f"web-organiser:{form.cleaned_data['key']}", fingerprint)
 
 
 def said(request: HttpRequest, result: Corrected | Replay, done: str) -> None:
     """The success message: what was done, or that nothing changed (no correction stored;
     for a doubled submission, none stored the first time)."""
     if isinstance(result, Replay):
-        nothing = "correction" in result.body and result.body["correction"] is None
+        first = result.outcome
+        if result.earlier is not None:  # kept by an earlier release
+            nothing = result.earlier[1].get("correction", "") is None
+        else:
+            nothing = isinstance(first, Corrected) and first.correction is None
     else:
         nothing = result.correction is None
     if nothing:

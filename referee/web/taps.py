@@ -41,7 +41,7 @@ from referee.exceptions import (
     VersionMismatch,
     referee_message,
 )
-from referee.idempotency import Idempotency, Rendered, Replay
+from referee.idempotency import Idempotency, Replay
 from referee.models import Correction, Event, RoundVerification, TableToken
 from referee.services import Precondition, Submitted, Undone
 from referee.services.corrections import Corrected
@@ -191,14 +191,17 @@ def form_refusal(form: Any) -> dict[str, Any]:
 
 
 def replayed_refusal(result: Any) -> tuple[dict[str, Any], int] | None:
-    """The flash and status of a retried tap that the rules refused the first time (kept
-    by ``_kept_refusal``), else ``None``."""
-    if not isinstance(result, Replay) or result.status < 400:
+    """The flash and status of a retried tap that the rules refused the first time (the
+    refusal its key kept: shown again, not judged again), else ``None``."""
+    if not isinstance(result, Replay) or not result.refused:
         return None
-    body = result.body
-    return flash_message(
-        "error", body["detail"], code=body["code"], rule=body["rule"]
-    ), result.status
+    if result.earlier is not None:  # kept by an earlier release: what its flash needed
+        status, body = result.earlier
+        return flash_message("error", body["detail"], code=body["code"], rule=body["rule"]), status
+    error = result.refusal
+    assert error is not None
+    flash = flash_message("error", referee_message(error), code=error.code, rule=error.rule)
+    return flash, (400 if error.malformed else 422)
 
 
 def fresh_state(
@@ -222,26 +225,12 @@ def precondition(request: HtmxHttpRequest, data: dict[str, Any]) -> Precondition
 
 def idempotency(
     request: HtmxHttpRequest, data: dict[str, Any], body: dict[str, Any]
-) -> Idempotency[Any]:
+) -> Idempotency:
     """The tap's key (rendered with its form) and what it asked: a retry re-sends both."""
     fingerprint = Idempotency.fingerprint_of(
         "POST", request.path, {**body, "version": data["version"]}
     )
-    return Idempotency(f"web:{data['key']}", fingerprint, _kept, refuse=_kept_refusal)
-
-
-def _kept(result: Any) -> Rendered:
-    """What the idempotency store keeps of a tap's answer (a ``web:…`` key is replayed to
-    the phone pages alone): the version its write made. A retried tap is told it counted
-    once and drawn from the game as it is then, never from a stored state."""
-    return 200, {"version": result.game.version}
-
-
-def _kept_refusal(error: RefereeError) -> Rendered:
-    """What the idempotency store keeps of a tap the rules refused: its status, code, rule
-    and message, shown again to a retried tap (``replayed_refusal``), which is not judged again."""
-    body = {"code": error.code, "rule": error.rule, "detail": referee_message(error)}
-    return (400 if error.malformed else 422), body
+    return Idempotency(f"web:{data['key']}", fingerprint, keeps_refusals=True)
 
 
 def answer(
