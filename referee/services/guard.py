@@ -56,9 +56,9 @@ class Actor:
     def check_table_wide(self) -> None:
         """Raise ``seat_not_allowed`` (403) for a phone bound to one seat.
 
-        Sittings and releasing a seat are the organiser's or the table's
-        scorekeeper's business, not one seat's (closing the game is the
-        organiser's alone).
+        Sittings are the organiser's or the table's scorekeeper's business, not
+        one seat's (closing the game is the organiser's alone; releasing a seat is
+        the organiser's or that seat's own phone's, ``release_detail``, R31).
         """
         if self.seat is not None:
             raise SeatNotAllowed(table_wide_detail())
@@ -217,3 +217,10 @@ def hand_change_detail() -> str:
 
 def table_wide_detail() -> str:
     return gettext("Only the organiser or the table's scorekeeper may do this.")
+
+
+def release_detail() -> str:
+    return gettext(
+        "A claimed seat is its phone's (R31): only the organiser or the seat's own phone "
+        "may release it."
+    )
