@@ -53,6 +53,11 @@ class Actor:
         """The seat this phone is joined to, or ``None`` (organiser, scorekeeper)."""
         return self.token.seat if self.token is not None else None
 
+    @property
+    def is_organiser(self) -> bool:
+        """Whether the game's organiser writes (no table token; the caller checked access)."""
+        return self.token is None and self.user is not None and self.user.is_authenticated
+
     def check_table_wide(self) -> None:
         """Raise ``seat_not_allowed`` (403) for a phone bound to one seat.
 
@@ -155,7 +160,14 @@ def check_open(game: Game, precondition: Precondition | None, actor: Actor) -> N
     if precondition is not None and not precondition.admits(game.version):
         stale_header = not precondition.headers_admit(game.version)
         error = PreconditionFailed if stale_header else VersionMismatch
-        raise error(state=game_state_for(game, viewer=actor.seat, viewer_label=actor.label))
+        raise error(
+            state=game_state_for(
+                game,
+                viewer=actor.seat,
+                viewer_label=actor.label,
+                organiser=actor.is_organiser,
+            )
+        )
 
 
 # -- refusals ----------------------------------------------------------------------
