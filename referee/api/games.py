@@ -47,6 +47,7 @@ from referee.api.writes import (
     WRITE_HEADERS,
     WRITE_PROBLEMS,
     GameMixin,
+    PerViewer,
     conditions_of,
     idempotency_of,
     precondition_of,
@@ -65,8 +66,8 @@ class GamePagination(BoundedPageNumberPagination):
     max_page_size = 500
 
 
-class GameListCreateView(generics.ListAPIView):  # type: ignore[type-arg]
-    """The games an organiser may use; create a game (organisers only)."""
+class GameListCreateView(PerViewer, generics.ListAPIView):  # type: ignore[type-arg]
+    """The games an organiser may use (theirs: ``PerViewer``); create a game (organisers only)."""
 
     permission_classes = [IsOrganiser]
     serializer_class = s.GameListItemSerializer
