@@ -142,8 +142,8 @@ class SeatTaken(ServiceError):
     code = "seat_taken"
     title = _("Seat taken")
     default_detail = _(
-        "Another phone has this seat. The organiser or the table's scorekeeper can release "
-        "it, or that phone can leave the table."
+        "Another phone has this seat. The organiser can release it, or that phone can "
+        "leave the table."
     )
 
 

@@ -26,7 +26,11 @@ load_current_round = store.current_round
 
 
 def game_state_for(
-    game: Game, *, viewer: int | None = None, viewer_label: str | None = None
+    game: Game,
+    *,
+    viewer: int | None = None,
+    viewer_label: str | None = None,
+    organiser: bool = False,
 ) -> dict[str, Any]:
     """The state of a stored game as ``game_state`` gives it (three queries)."""
     current = store.current_round(game)
@@ -39,6 +43,7 @@ def game_state_for(
         viewer=viewer,
         viewer_label=viewer_label,
         players=current.players,
+        organiser=organiser,
     )
 
 
@@ -51,13 +56,18 @@ def game_state(
     viewer: int | None,
     players: list[str],
     viewer_label: str | None = None,
+    organiser: bool = False,
 ) -> dict[str, Any]:
     """What the table sees now.
 
     ``viewer`` is the seat of the phone asking or ``None``; ``viewer_label`` the
-    phone's ``TableToken.actor``. While the round is in play a declared hand is
-    shown only to the phone that declared it (its seat and its label, R31): not
-    to a phone that claimed the seat later, nor to the organiser. Seats are 0–4, tiles
+    phone's ``TableToken.actor``; ``organiser`` whether the game's organiser asks. While
+    the round is in play a declared hand is shown only to the phone that declared it (its
+    seat and its label, R31): not to a phone that claimed the seat later, nor to the
+    organiser. A blocked round still waiting for reveals (R18) shows them to the
+    organiser alone: any other viewer — another seat's phone, the scorekeeper, the room —
+    could otherwise tailor a ``pips`` reveal to them (R33, R31). Every hand is shown once
+    the round is settled (every reveal in, or over by CAPPU). Seats are 0–4, tiles
     ``a-b``, stones whole numbers. ``turn`` is the seat that must move, or
     ``None`` before the game's first lead (the holder of the highest
     first-lead double leads, R5) and while a blocked round waits for reveals.
@@ -65,7 +75,8 @@ def game_state(
     standing = engine.standing()
     game_round = engine.rounds[-1] if engine.rounds else None
     rnd = game_round.round if game_round else None
-    round_over = rnd is not None and rnd.is_over()
+    # R18/R33: a blocked round waiting for reveals is over but not settled.
+    hands_shown = rnd is not None and (rnd.is_settled() or (organiser and rnd.is_over()))
     declared_by = {
         e.payload.get("seat"): e.entered_by
         for e in events
@@ -97,7 +108,7 @@ def game_state(
                 "passed_on": sorted(rnd.passed_values(seat)) if rnd else [],
                 "has_declared": hand is not None,
                 "hand": sorted(str(t) for t in hand)
-                if hand is not None and (viewer == seat or round_over)
+                if hand is not None and (viewer == seat or hands_shown)
                 else None,
                 "computer": computers.get(str(seat)),
             }

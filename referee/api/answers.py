@@ -93,7 +93,7 @@ def session_ended(result: SessionChanged) -> Rendered:
 
 def closed(result: Closed) -> Rendered:
     """200: the closed game's state."""
-    return 200, selectors.game_state_for(result.game)
+    return 200, selectors.game_state_for(result.game, organiser=True)  # closing: the organiser's
 
 
 def undone(result: Undone) -> Rendered:

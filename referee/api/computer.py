@@ -94,7 +94,8 @@ class ComputerHandView(GameMixin, APIView):
         tags=["play"],
         summary="Enter a computer seat's hand",
         description="The five tiles dealt to the computer's place this round, a declared "
-        "hand (R31) that no other token can read before the round is over. Organisers only "
+        "hand (R31) that no other token can read before the round is settled (R18/R33). "
+        "Organisers only "
         "(403 for a phone); 409 `seat_not_computer` for a person's seat. If the computer is "
         "to move, its move follows at once and the answer's state shows it.",
         request=ComputerHandSerializer,

@@ -47,6 +47,7 @@ from referee.api.writes import (
     WRITE_HEADERS,
     WRITE_PROBLEMS,
     GameMixin,
+    PerViewer,
     conditions_of,
     idempotency_of,
     precondition_of,
@@ -65,8 +66,8 @@ class GamePagination(BoundedPageNumberPagination):
     max_page_size = 500
 
 
-class GameListCreateView(generics.ListAPIView):  # type: ignore[type-arg]
-    """The games an organiser may use; create a game (organisers only)."""
+class GameListCreateView(PerViewer, generics.ListAPIView):  # type: ignore[type-arg]
+    """The games an organiser may use (theirs: ``PerViewer``); create a game (organisers only)."""
 
     permission_classes = [IsOrganiser]
     serializer_class = s.GameListItemSerializer
@@ -121,7 +122,7 @@ class GameListCreateView(generics.ListAPIView):  # type: ignore[type-arg]
             "id": str(game.pk),
             "join_code": game.join_code,
             "version": game.version,
-            "state": selectors.game_state_for(game),
+            "state": selectors.game_state_for(game, organiser=True),
         }
         return Response(
             body, status=status.HTTP_201_CREATED, headers={"ETag": conditional.etag(game.version)}
@@ -185,7 +186,7 @@ class GameImportView(APIView):
             "id": str(game.pk),
             "join_code": game.join_code,
             "version": game.version,
-            "state": selectors.game_state_for(game),
+            "state": selectors.game_state_for(game, organiser=True),
         }
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -219,7 +220,9 @@ class GameDetailView(GameMixin, APIView):
         if conditions is not None and conditions.not_modified(game.version):
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         actor = actor_of(request)
-        body = selectors.game_state_for(game, viewer=actor.seat, viewer_label=actor.label)
+        body = selectors.game_state_for(
+            game, viewer=actor.seat, viewer_label=actor.label, organiser=actor.token is None
+        )
         return Response(body, headers={"ETag": etag})
 
 
@@ -283,9 +286,10 @@ class HandView(_EventView):
         operation_id="games_hands_create",
         tags=["play"],
         summary="Declare a hand",
-        description="A phone joined to one seat declares that seat's five tiles (R31). No "
-        "other token can read them until the round is over; from then on the referee "
-        "checks that seat fully.",
+        description="A phone joined to one seat declares that seat's five tiles (R31); from "
+        "then on the referee checks that seat fully. No other token can read them until the "
+        "round is settled (a blocked round waiting for reveals shows them to the organiser "
+        "alone, R18/R33).",
         request=s.HandSerializer,
         parameters=[*WRITE_HEADERS, IF_NONE_MATCH_WRITE_HEADER],
         responses={201: EVENT_RESULT, **WRITE_PROBLEMS},
@@ -596,7 +600,8 @@ class GameRecordView(GameMixin, APIView):
         responses={200: RecordDocument},
     )
     def get(self, request: Request, game_id: Any) -> Response:
-        return Response(services.game_export(self.get_game(request, game_id)))
+        game = self.get_game(request, game_id)
+        return Response(services.game_export(game, reader=actor_of(request).token))
 
     @extend_schema(
         operation_id="games_record_replace",

@@ -41,8 +41,8 @@ class JoinView(APIView):
         tags=["games"],
         summary="Join a game with its join code",
         description="A phone gets a table token scoped to one game (and optionally one seat, "
-        "which no other phone may then claim: 409 `seat_taken` until the organiser or the "
-        "table's scorekeeper releases it or its phone leaves). Only wrong codes count: "
+        "which no other phone may then claim: 409 `seat_taken` until the organiser or that "
+        "seat's own phone releases it or its phone leaves). Only wrong codes count: "
         "after `JOIN_LOCKOUT_FAILURES` of them from one phone (its address and its "
         "`domeng_device` cookie, set by this answer) it is locked out for a while (429 "
         "`join_locked_out`, with `Retry-After`: the seconds left); an organiser can lift it.",
@@ -133,8 +133,10 @@ class SeatReleaseView(GameMixin, APIView):
         tags=["games"],
         summary="Release a seat",
         description="Revokes the token of the phone holding `seat` (0–4) so that another "
-        "phone may claim it: the organiser or the table's scorekeeper (403 "
-        "`seat_not_allowed` for a seat's phone; 404 `token_not_found` when no phone holds it).",
+        "phone may claim it. A claimed seat is the claimer's (R31): the organiser or the "
+        "seat's own phone (its own token) releases it; any other table token, the table's "
+        "scorekeeper included, gets 403 `seat_not_allowed` and the seat's phone keeps its "
+        "token. 404 `token_not_found` when no phone holds the seat.",
         request=None,
         responses={200: s.TableTokenSerializer, **PROBLEMS},
     )

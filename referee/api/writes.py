@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from django.shortcuts import get_object_or_404
+from django.utils.cache import patch_cache_control
 from django.utils.translation import ngettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
@@ -190,7 +191,28 @@ def idempotency_of(request: Request) -> Idempotency | None:
     return Idempotency(key, fingerprint, keeps_refusals=True)
 
 
-class GameMixin(APIView):
+class PerViewer(APIView):
+    """Every answer of the view says ``Cache-Control: private, no-store`` (issue 27).
+
+    What a game's URL answers depends on who asks: a phone reads its own declared hand
+    and not another seat's (R31), refusals and alerts are shown to some callers only, a
+    blocked round's hands wait for its reveals (R18, R33), and whether the game is there
+    at all (401/403/404) is the caller's. A shared cache keyed on the URL alone would
+    hand one phone's body to another; ``no-store`` also keeps it off the phone's disk.
+
+    A mixin rather than a middleware matching paths: every view that reads a game goes
+    through ``GameMixin``, so a new one is covered without a list of URLs to keep in step,
+    and every answer is marked — errors and 304s included, writes too (their answers carry
+    the writer's view of the state).
+    """
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        patch_cache_control(response, private=True, no_store=True)
+        return response
+
+
+class GameMixin(PerViewer):
     """Fetch the game named in the URL and check the caller may use it (404, then 403).
 
     Its writes evaluate ``If-Match``/``If-None-Match`` against the game's version

@@ -196,7 +196,9 @@ def computer_turn_play(
     actor.check_table_wide()
     if not computer_turns_play(game_id=game_id, lead_seat=lead_seat):
         raise NoComputerTurn()
-    return game_state_for(Game.objects.get(pk=game_id), viewer=actor.seat)
+    return game_state_for(
+        Game.objects.get(pk=game_id), viewer=actor.seat, organiser=actor.is_organiser
+    )
 
 
 def computer_turns_play(*, game_id: Any, lead_seat: int | None = None) -> int:

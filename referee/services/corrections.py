@@ -342,7 +342,7 @@ def seat_rename(
     entry_name, player_id = _seat_entry(game, name, player, allow_elsewhere, seat=row.number)
     previous = league().seat_players(game=game).get(row.number)  # the league keeps it
     if row.name == entry_name and previous == player_id:
-        return Corrected(game, None, game_state_for(game))
+        return Corrected(game, None, game_state_for(game, organiser=True))
     change = {
         "op": "seat",
         "seat": seat,
@@ -363,7 +363,7 @@ def seat_rename(
     if previous != player_id:
         signals.seat_reseated.send(Game, game=game, seat=row, player=player_id)
     signals.rounds_changed.send(Game, game=game, engine=None, played_at=None)
-    return Corrected(game, correction, game_state_for(game))
+    return Corrected(game, correction, game_state_for(game, organiser=True))
 
 
 def game_replace(*, game_id: Any, record: Any, actor: Actor, reason: str = "") -> Corrected:
@@ -429,7 +429,9 @@ def _correct(
         before = [_Slot(e.kind, e.payload, e.round_number, e) for e in live]
         after = edit(game, list(before))
         if _same(before, after):
-            state = game_state_for(game, viewer=actor.seat, viewer_label=actor.label)
+            state = game_state_for(
+                game, viewer=actor.seat, viewer_label=actor.label, organiser=actor.is_organiser
+            )
             corrected = Corrected(game, None, state)
             remember(game, idempotency, corrected)
             return corrected
@@ -469,7 +471,9 @@ def _correct(
             signals.rounds_changed.send(
                 Game, game=game, engine=engine, played_at=None, settled_at=_settled_at(after, now)
             )
-            state = game_state_for(game, viewer=actor.seat, viewer_label=actor.label)
+            state = game_state_for(
+                game, viewer=actor.seat, viewer_label=actor.label, organiser=actor.is_organiser
+            )
             corrected = Corrected(game, correction, state)
             remember(game, idempotency, corrected)
     if refused is not None:

@@ -267,7 +267,9 @@ def _after_event(submitted: Submitted, actor: Actor) -> Submitted:
     game = submitted.game
     if any([hook(game, actor) for hook in AFTER_EVENT_HOOKS]):  # e.g. a computer moved (R39)
         game.refresh_from_db()
-        state = game_state_for(game, viewer=actor.seat, viewer_label=actor.label)
+        state = game_state_for(
+            game, viewer=actor.seat, viewer_label=actor.label, organiser=actor.is_organiser
+        )
         submitted = replace(submitted, state=state)
     return submitted
 
@@ -325,6 +327,7 @@ def _submitted(
         viewer=actor.seat,
         viewer_label=actor.label,
         players=list(cache.players),
+        organiser=actor.is_organiser,
     )
     return Submitted(game, event, effect, state)
 
@@ -635,4 +638,6 @@ def _after_correction(game: Game, actor: Actor) -> dict[str, Any]:
     )
     # The correction may change any settled round; each keeps its time (issue 13 item 5).
     signals.rounds_changed.send(Game, game=game, engine=engine, played_at=None)
-    return game_state_for(game, viewer=actor.seat, viewer_label=actor.label)
+    return game_state_for(
+        game, viewer=actor.seat, viewer_label=actor.label, organiser=actor.is_organiser
+    )

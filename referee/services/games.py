@@ -23,7 +23,7 @@ from referee.engine.tiles import SEATS
 from referee.exceptions import PreconditionRequired
 from referee.idempotency import Idempotency, Replay, outcome, remember, replay_of
 from referee.league import league
-from referee.models import Event, Game, GameSession, Seat
+from referee.models import Event, Game, GameSession, Seat, TableToken
 from referee.services import guard
 from referee.services.guard import Actor, Precondition
 from referee.store import GameState, rules_of, state_of
@@ -209,17 +209,40 @@ def _check_name_lengths(players: tuple[str, ...]) -> None:
             )
 
 
-def game_export(game: Game) -> dict[str, Any]:
+def game_export(game: Game, *, reader: TableToken | None = None) -> dict[str, Any]:
     """The game as a ``domeng-record/1`` record: every live event, in order.
 
     Declared hands of a round still in play are left out: no one may read
-    them before the round is over (R31).
+    them before the round is over (R31). ``reader`` is the table token of the phone
+    asking (``None``: the organiser, or the service itself replaying the game): while a
+    blocked round still waits for reveals (R18) a phone reads only the hand it declared
+    itself, not another seat's, which would let it tailor a ``pips`` reveal (R33, R31);
+    every hand is in once the round is settled.
     """
     engine, _ = full_fold(game)
     record = export_record(engine, game.players)
-    if engine.rounds and not engine.rounds[-1].round.is_over():
+    if not engine.rounds:
+        return record
+    last = engine.rounds[-1].round
+    if not last.is_over():
         record["rounds"][-1].pop("hands", None)
+    elif reader is not None and not last.is_settled():
+        hands = record["rounds"][-1].pop("hands", None) or {}
+        own = _declared_by(game, reader, last.number)
+        if own is not None and str(own) in hands:
+            record["rounds"][-1]["hands"] = {str(own): hands[str(own)]}
     return record
+
+
+def _declared_by(game: Game, reader: TableToken, number: int) -> int | None:
+    """The seat whose live hand of round ``number`` ``reader`` declared, if any (R31)."""
+    if reader.seat is None:
+        return None
+    live = game.events.filter(
+        kind=Event.Kind.HAND, round_number=number, revoked_by__isnull=True
+    ).order_by("position")
+    declared = [e for e in live if e.payload.get("seat") == reader.seat]  # five at most
+    return reader.seat if declared and declared[-1].entered_by == reader.actor else None
 
 
 def full_fold(game: Game) -> tuple[EngineGame, list[folding.Effects]]:

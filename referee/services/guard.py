@@ -53,12 +53,17 @@ class Actor:
         """The seat this phone is joined to, or ``None`` (organiser, scorekeeper)."""
         return self.token.seat if self.token is not None else None
 
+    @property
+    def is_organiser(self) -> bool:
+        """Whether the game's organiser writes (no table token; the caller checked access)."""
+        return self.token is None and self.user is not None and self.user.is_authenticated
+
     def check_table_wide(self) -> None:
         """Raise ``seat_not_allowed`` (403) for a phone bound to one seat.
 
-        Sittings and releasing a seat are the organiser's or the table's
-        scorekeeper's business, not one seat's (closing the game is the
-        organiser's alone).
+        Sittings are the organiser's or the table's scorekeeper's business, not
+        one seat's (closing the game is the organiser's alone; releasing a seat is
+        the organiser's or that seat's own phone's, ``release_detail``, R31).
         """
         if self.seat is not None:
             raise SeatNotAllowed(table_wide_detail())
@@ -155,7 +160,14 @@ def check_open(game: Game, precondition: Precondition | None, actor: Actor) -> N
     if precondition is not None and not precondition.admits(game.version):
         stale_header = not precondition.headers_admit(game.version)
         error = PreconditionFailed if stale_header else VersionMismatch
-        raise error(state=game_state_for(game, viewer=actor.seat, viewer_label=actor.label))
+        raise error(
+            state=game_state_for(
+                game,
+                viewer=actor.seat,
+                viewer_label=actor.label,
+                organiser=actor.is_organiser,
+            )
+        )
 
 
 # -- refusals ----------------------------------------------------------------------
@@ -217,3 +229,10 @@ def hand_change_detail() -> str:
 
 def table_wide_detail() -> str:
     return gettext("Only the organiser or the table's scorekeeper may do this.")
+
+
+def release_detail() -> str:
+    return gettext(
+        "A claimed seat is its phone's (R31): only the organiser or the seat's own phone "
+        "may release it."
+    )

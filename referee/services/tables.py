@@ -16,7 +16,13 @@ from typing import Any
 from django.db import transaction
 
 from referee import lockouts, store
-from referee.exceptions import JoinCodeInvalid, SeatIsComputer, SeatTaken, TokenNotFound
+from referee.exceptions import (
+    JoinCodeInvalid,
+    SeatIsComputer,
+    SeatNotAllowed,
+    SeatTaken,
+    TokenNotFound,
+)
 from referee.lockouts import JoinClient
 from referee.models import JOIN_CLIENT_MAX_LENGTH, Game, TableToken, hash_token
 from referee.services import guard, probes
@@ -114,10 +120,16 @@ def token_revoke(*, game_id: Any, token_id: int, actor: Actor) -> TableToken:
 
 @transaction.atomic
 def seat_release(*, game_id: Any, seat: int, actor: Actor) -> TableToken:
-    """Free ``seat`` for another phone: its token is revoked (the organiser's or the table's
-    scorekeeper's). Raises ``seat_not_allowed`` (403) for a seat-bound phone,
-    ``token_not_found`` (404) when no phone holds the seat."""
-    actor.check_table_wide()
+    """Free ``seat`` for another phone: its token is revoked.
+
+    A claimed seat is the claimer's (R31): only the organiser or the seat's own phone (its
+    own token) releases it. Any other table token — the table's scorekeeper or another
+    seat's phone — could otherwise revoke the seat's phone and claim its declared hand's
+    seat; it gets ``seat_not_allowed`` (403) and the seat's phone keeps its token. Raises
+    ``token_not_found`` (404) when no phone holds the seat.
+    """
+    if actor.token is not None and actor.seat != seat:
+        raise SeatNotAllowed(guard.release_detail())
     game = guard.lock(game_id, actor)
     token = game.tokens.filter(seat=seat, revoked_at__isnull=True).first()
     if token is None:

@@ -326,7 +326,9 @@ def _answer(
     actor: Actor,
     idempotency: Idempotency | None,
 ) -> Verified:
-    state = game_state_for(game, viewer=actor.seat, viewer_label=actor.label)
+    state = game_state_for(
+        game, viewer=actor.seat, viewer_label=actor.label, organiser=actor.is_organiser
+    )
     verified = Verified(game, number, row, state)
     remember(game, idempotency, verified)
     return verified

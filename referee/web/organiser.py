@@ -223,7 +223,7 @@ def _render_manage(
     status: int = 200,
 ) -> HttpResponse:
     game = organising.fresh(game)
-    state = game_state_for(game)
+    state = game_state_for(game, organiser=True)
     bound = {
         seat: {name: organising.rebound(f, game) for name, f in forms.items()}
         for seat, forms in (seat_forms or {}).items()
@@ -276,7 +276,7 @@ def _render_close(
     request: HttpRequest, game: Game, *, refusal: dict[str, Any] | None = None, status: int = 200
 ) -> HttpResponse:
     game = organising.fresh(game)
-    state = game_state_for(game)
+    state = game_state_for(game, organiser=True)
     context = {
         "game": game,
         "state": state,

@@ -4,7 +4,8 @@ selector, and rendering.
 Reading (clubs, players, seasons, standings, histories, ratings) is open to
 the club's members, and to everyone once the club publishes its records
 (``is_public``); writing to its organisers (the services check the role).
-A table token reads nothing here unless the club is public.
+A table token reads nothing here unless the club is public. A private club the caller
+may not read is not found (404, as a club that does not exist: ``ClubMixin``).
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import (
-    APIException,
-    NotAuthenticated,
     NotFound,
     PermissionDenied,
     ValidationError,
@@ -35,7 +34,7 @@ from referee.api.problems import PROBLEM_CONTENT_TYPE
 from referee.api.renderers import JSONRenderer
 from referee.api.schema import PROBLEM_RESPONSE_GENERIC
 from referee.inputs import MAX_ID
-from referee.models import Game, Occupant, TableToken
+from referee.models import Game, Occupant
 from scoring import ratings as ratings_core
 from scoring import selectors, services
 from scoring.api import examples as ex
@@ -73,13 +72,6 @@ class LeaguePagination(BoundedPageNumberPagination):
     max_page_size = 500
 
 
-def _denied(request: Request) -> APIException:
-    """403 for a caller we know (a user, a table token), 401 for one without credentials."""
-    if request.user.is_authenticated or isinstance(request.auth, TableToken):
-        return PermissionDenied()
-    return NotAuthenticated()
-
-
 def _managed_club(request: Request, slug: str) -> Club:
     """The club in the URL (404) if the caller organises it, else ``not_club_organiser`` (403).
 
@@ -99,14 +91,18 @@ def _validated(serializer_class: type[Any], data: Any) -> dict[str, Any]:
 
 
 class ClubMixin(APIView):
-    """The club named in the URL (404), readable by the caller (401/403) — one or two queries."""
+    """The club named in the URL, if the caller may read it — one query.
+
+    A private club the caller may not read (an outsider, an anonymous caller, a table
+    token) is looked up among the clubs they may read (``selectors.clubs_visible``) and
+    so answers 404 exactly as a club that does not exist: same code, same body (issue
+    27). A 401 or 403 would tell that a private club has this slug.
+    """
 
     def get_club(self) -> Club:
         if not hasattr(self, "_club"):
-            club = get_object_or_404(Club, slug=self.kwargs["slug"])
-            if not selectors.club_can_read(user=self.request.user, club=club):
-                raise _denied(self.request)
-            self._club = club
+            visible = selectors.clubs_visible(user=self.request.user)
+            self._club = get_object_or_404(visible, slug=self.kwargs["slug"])
         return self._club
 
     def get_player(self, pk: Any = None) -> Player:

@@ -176,15 +176,87 @@ def test_a_version_conflict_does_not_show_another_seats_hand_R31(in_play):
     assert stale.json()["state"]["seats"][1]["hand"] is None
 
 
-def test_once_the_round_is_over_every_token_reads_the_declared_hands_R31(table):
+# Issue 27, item 2: a blocked round waiting for reveals (R18) is over but not settled; a
+# phone reading another seat's declared hand then could tailor its ``pips`` reveal (R33).
+
+REVEALS_BUT_SEAT_1 = [
+    {"seat": 0, "tiles": ["0-3", "0-4", "0-5"]},
+    {"seat": 2, "tiles": ["1-1", "1-2", "1-3", "1-4"]},
+    {"seat": 3, "tiles": ["1-5", "2-2", "2-4", "2-5"]},
+    {"seat": 4, "pips": 29},
+]
+
+
+@pytest.fixture
+def blocked_declared(table):
+    """Scenario 05 blocked with seat 1's hand declared: seats 0, 2, 3, 4 still to reveal."""
     declared(table)
     for move in SCENARIO_05_MOVES:
         table.accept(table.move(move))
+    assert table.state()["round"]["awaiting_reveal"] == [0, 2, 3, 4]
+    return table
 
-    state = table.state(client=table.scorekeeper)
-    record = table.record(client=table.scorekeeper)
+
+def reveal_all_but_the_last(table):
+    for body in REVEALS_BUT_SEAT_1[:-1]:
+        table.accept(table.reveal(**body))
+
+
+@pytest.mark.parametrize("who", ["scorekeeper", "seat 2"])
+def test_another_seats_hand_stays_hidden_until_the_blocked_round_is_settled_R18_R33_R31(
+    blocked_declared, who
+):
+    table = blocked_declared
+    reveal_all_but_the_last(table)
+    reader = readers(table)[who]
+
+    state = table.state(client=reader)
+    record = table.record(client=reader)
 
     assert state["round"]["status"] == "awaiting_reveals"
+    assert state["round"]["awaiting_reveal"] == [4]
+    assert state["seats"][1]["has_declared"] is True
+    assert state["seats"][1]["hand"] is None
+    assert "hands" not in record["rounds"][0]
+    assert not shows_tile([state["seats"], record], "0-0")
+
+
+def test_a_seat_reads_its_own_hand_while_the_round_waits_for_reveals_R18_R31(blocked_declared):
+    table = blocked_declared
+    reveal_all_but_the_last(table)
+
+    state = table.state(client=table.phone(1))
+    record = table.record(client=table.phone(1))
+
+    assert state["seats"][1]["hand"] == sorted(SEAT_1)
+    assert record["rounds"][0]["hands"] == {"1": sorted(SEAT_1)}
+
+
+def test_the_organiser_reads_the_declared_hands_while_the_round_waits_for_reveals_R18(
+    blocked_declared,
+):
+    table = blocked_declared
+
+    state = table.state(client=table.organiser)
+    record = table.record(client=table.organiser)
+
+    assert state["seats"][1]["hand"] == sorted(SEAT_1)
+    assert record["rounds"][0]["hands"] == {"1": sorted(SEAT_1)}
+
+
+@pytest.mark.parametrize("who", ["scorekeeper", "seat 2"])
+def test_once_every_reveal_is_in_every_token_reads_the_declared_hands_R18_R31(
+    blocked_declared, who
+):
+    table = blocked_declared
+    reveal_all_but_the_last(table)
+    table.accept(table.reveal(**REVEALS_BUT_SEAT_1[-1]))
+    reader = readers(table)[who]
+
+    state = table.state(client=reader)
+    record = table.record(client=reader)
+
+    assert state["round"]["previous"]["remaining_pips"] == [12, 3, 14, 23, 29]
     assert state["seats"][1]["hand"] == sorted(SEAT_1)
     assert record["rounds"][0]["hands"] == {"1": sorted(SEAT_1)}
 

@@ -61,17 +61,57 @@ def test_a_seat_is_free_again_once_its_phone_leaves(table):
     assert join(table, 1).status_code == 201
 
 
-@pytest.mark.parametrize("who", ["organiser", "scorekeeper"])
-def test_the_organiser_or_the_scorekeeper_releases_a_seat(table, who):
+def test_the_organiser_releases_a_seat(table):
     joined(table, 3)
-    client = table.organiser if who == "organiser" else table.scorekeeper
 
-    released = client.post(table.url("seats/3/release/"))
+    released = table.organiser.post(table.url("seats/3/release/"))
 
     assert released.status_code == 200
     assert released.json()["seat"] == 3
     assert released.json()["revoked_at"] is not None
     assert join(table, 3).status_code == 201
+
+
+# Issue 27, item 1: a claimed seat is the claimer's (R31). The hole: the scorekeeper's
+# token released seat 1, revoking its phone, and joined seat 1 itself.
+
+
+def test_the_scorekeeper_cannot_release_a_seat_R31(table):
+    victim = joined(table, 1)
+    table.accept(table.declare(1, HAND, client=victim))
+
+    response = table.scorekeeper.post(table.url("seats/1/release/"))
+
+    assert response.status_code == 403
+    assert response["Content-Type"] == PROBLEM
+    assert response.json()["code"] == "seat_not_allowed"
+    assert "R31" in response.json()["detail"]
+    assert "only the organiser or the seat's own phone" in response.json()["detail"]
+    assert join(table, 1).status_code == 409  # the seat is still taken
+
+
+def test_the_victims_token_still_works_after_a_refused_release_R31(table):
+    victim = joined(table, 1)
+    table.accept(table.declare(1, HAND, client=victim))
+    table.scorekeeper.post(table.url("seats/1/release/"))
+
+    state = victim.get(table.url())
+
+    assert state.status_code == 200
+    assert state.json()["seats"][1]["hand"] == sorted(HAND)
+    assert TableToken.objects.filter(game=table.game, seat=1, revoked_at=None).count() == 1
+
+
+def test_a_seats_own_phone_releases_its_seat_R31(table):
+    own = joined(table, 1)
+
+    released = own.post(table.url("seats/1/release/"))
+
+    assert released.status_code == 200
+    assert released.json()["seat"] == 1
+    assert released.json()["revoked_at"] is not None
+    assert own.get(table.url()).status_code == 401  # its token is revoked
+    assert join(table, 1).status_code == 201
 
 
 def test_a_seats_phone_cannot_release_another_seat(table):
@@ -81,6 +121,7 @@ def test_a_seats_phone_cannot_release_another_seat(table):
 
     assert response.status_code == 403
     assert response.json()["code"] == "seat_not_allowed"
+    assert "R31" in response.json()["detail"]
     assert join(table, 3).status_code == 409
 
 

@@ -40,16 +40,21 @@ def test_whoever_creates_a_club_organises_it(outsider_client, outsider):
     assert (again.status_code, again.json()["code"]) == (409, "club_slug_taken")
 
 
-def test_a_private_club_is_hidden_from_outsiders_anonymous_callers_and_table_tokens(
-    club, outsider_client
+@pytest.mark.parametrize("path", ["", "players/", "seasons/", "games/", "standings/", "ratings/"])
+def test_a_private_club_is_not_found_by_outsiders_anonymous_callers_and_table_tokens(
+    club, outsider_client, path
 ):
+    """Issue 27: the answer is a missing club's, to the byte, not a 401 or 403 that would
+    tell a private club has this slug."""
     phone = APIClient()
     phone.credentials(HTTP_AUTHORIZATION=f"Table {table_key(game=GameFactory())}")
 
-    for client, code in ((outsider_client, 403), (APIClient(), 401), (phone, 403)):
-        response = client.get(f"{API}/clubs/{club.slug}/players/")
-        assert response.status_code == code
-        assert response["Content-Type"] == PROBLEM
+    for client in (outsider_client, APIClient(), phone):
+        response = client.get(f"{API}/clubs/{club.slug}/{path}")
+        missing = client.get(f"{API}/clubs/no-such-club/{path}")
+        assert response.status_code == missing.status_code == 404
+        assert response["Content-Type"] == missing["Content-Type"] == PROBLEM
+        assert response.json() == missing.json()
 
 
 def test_only_organisers_publish_a_club(club, organiser_client, member_client):

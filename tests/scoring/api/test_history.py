@@ -110,13 +110,14 @@ def test_ratings_put_the_camat_of_the_only_cycle_first(
 
 
 def test_a_private_clubs_history_is_closed_to_anonymous_callers(club, players, two_games):
+    """Not found, as a club that does not exist (issue 27)."""
     client = APIClient()
 
-    assert client.get(f"{API}/clubs/{club.slug}/players/{players[0].pk}/rounds/").status_code == 401
-    assert client.get(f"{API}/clubs/{club.slug}/ratings/").status_code == 401
+    assert client.get(f"{API}/clubs/{club.slug}/players/{players[0].pk}/rounds/").status_code == 404
+    assert client.get(f"{API}/clubs/{club.slug}/ratings/").status_code == 404
     assert (
         client.get(
             f"{API}/clubs/{club.slug}/head-to-head/", {"a": players[0].pk, "b": players[1].pk}
         ).status_code
-        == 401
+        == 404
     )
