@@ -39,6 +39,7 @@ from scoring.exceptions import (
     PlayerSeatedElsewhere,
     PlayerTwice,
     SeasonArchived,
+    SeasonEndsBeforeStart,
     SeasonNameTaken,
     SeasonNotInClub,
     UserUnknown,
@@ -59,6 +60,7 @@ from scoring.models import (
     SeatLink,
     SeatPlayer,
     SeatRound,
+    ends_before_start,
 )
 
 UserLike = AbstractBaseUser | AnonymousUser | None
@@ -235,8 +237,11 @@ def season_create(
     starts_on: Any = None,
     ends_on: Any = None,
 ) -> Season:
-    """Open a season of the club. Raises ``season_name_taken``."""
+    """Open a season of the club. Raises ``season_name_taken``, and ``invalid`` for a
+    season that ends before it starts."""
     _require_organiser(by, club)
+    if ends_before_start(starts_on, ends_on):
+        raise SeasonEndsBeforeStart()
     if Season.objects.filter(club=club, name=name.strip()).exists():
         raise SeasonNameTaken()
     return Season.objects.create(club=club, name=name.strip(), starts_on=starts_on, ends_on=ends_on)
@@ -244,7 +249,8 @@ def season_create(
 
 @transaction.atomic
 def season_update(*, season: Season, by: UserLike, **fields: Any) -> Season:
-    """Rename a season or change its dates (``name``, ``starts_on``, ``ends_on``)."""
+    """Rename a season or change its dates (``name``, ``starts_on``, ``ends_on``); the
+    period as it would be stored is checked (``invalid``)."""
     _require_organiser(by, season.club)
     if "name" in fields:
         name = fields["name"].strip()
@@ -254,6 +260,8 @@ def season_update(*, season: Season, by: UserLike, **fields: Any) -> Season:
     for key in ("starts_on", "ends_on"):
         if key in fields:
             setattr(season, key, fields[key])
+    if ends_before_start(season.starts_on, season.ends_on):  # a date against the stored one
+        raise SeasonEndsBeforeStart()
     season.save(update_fields=["name", "starts_on", "ends_on"])
     return season
 

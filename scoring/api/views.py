@@ -92,8 +92,8 @@ def _managed_club(request: Request, slug: str) -> Club:
     return club
 
 
-def _validated(serializer_class: type[Any], data: Any) -> dict[str, Any]:
-    serializer = serializer_class(data=data)
+def _validated(serializer_class: type[Any], data: Any, **context: Any) -> dict[str, Any]:
+    serializer = serializer_class(data=data, context=context)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
 
@@ -511,7 +511,7 @@ class SeasonDetailView(ClubMixin, APIView):
     )
     def patch(self, request: Request, slug: str, season: int) -> Response:
         target = get_object_or_404(Season, club=_managed_club(request, slug), pk=season)
-        data = _validated(s.SeasonUpdateSerializer, request.data)
+        data = _validated(s.SeasonUpdateSerializer, request.data, season=target)
         target = services.season_update(season=target, by=request.user, **data)
         return Response(s.SeasonSerializer(target).data)
 

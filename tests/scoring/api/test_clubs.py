@@ -186,3 +186,25 @@ def test_an_outsider_learns_nothing_of_a_private_clubs_players_from_a_write(
             f"{API}/clubs/{club.slug}/players/{pk}/merge/", {"duplicate": 1}, format="json"
         )
         assert (response.status_code, response.json()["code"]) == (403, "not_club_organiser")
+
+
+def test_a_season_patched_to_end_before_its_stored_start_is_refused_as_both_dates_are(
+    club, organiser_client, season
+):
+    url = f"{API}/clubs/{club.slug}/seasons/{season.pk}/"
+    both = organiser_client.patch(
+        url, {"starts_on": "2026-06-01", "ends_on": "2026-01-01"}, format="json"
+    )
+    end_only = organiser_client.patch(url, {"ends_on": "2025-12-31"}, format="json")
+    start_only = organiser_client.patch(url, {"starts_on": "2026-07-01"}, format="json")
+
+    for response in (both, end_only, start_only):
+        assert response.status_code == 400, response.content
+        body = response.json()
+        assert body["code"] == "invalid"
+        assert [(e["field"], e["code"]) for e in body["errors"]] == [("ends_on", "invalid")]
+    season.refresh_from_db()
+    assert (str(season.starts_on), str(season.ends_on)) == ("2026-01-01", "2026-06-30")
+    opened = organiser_client.patch(url, {"starts_on": None}, format="json")
+    assert opened.status_code == 200
+    assert opened.json()["starts_on"] is None
