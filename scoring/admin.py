@@ -16,6 +16,7 @@ from django.utils import timezone
 from referee.admin import GameAdmin, ReadOnlyInline, SeatInline
 from referee.models import Game, Seat
 from scoring import selectors, services
+from scoring.exceptions import LastOrganiser
 from scoring.models import Club, Membership, Player, PlayerMerge, Season, SeatLink, SeatPlayer
 
 
@@ -24,8 +25,31 @@ class NoDeleteAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         return False
 
 
+class MembershipFormSet(forms.BaseInlineFormSet):  # type: ignore[type-arg]
+    """A club's roles as the API keeps them: the last organiser is not demoted or removed
+    (``services.check_organiser_left``)."""
+
+    def clean(self) -> None:
+        super().clean()
+        if any(self.errors) or self.instance.pk is None:
+            return
+        organisers = {
+            form.cleaned_data["user"].pk
+            for form in self.forms
+            if form.cleaned_data
+            and not form.cleaned_data.get("DELETE")
+            and form.cleaned_data.get("user") is not None
+            and form.cleaned_data.get("role") == Membership.Role.ORGANISER
+        }
+        try:
+            services.check_organiser_left(club=self.instance, organisers=organisers)
+        except LastOrganiser as error:
+            raise forms.ValidationError(error.detail, code=error.code) from error
+
+
 class MembershipInline(admin.TabularInline):  # type: ignore[type-arg]
     model = Membership
+    formset = MembershipFormSet
     extra = 0
     autocomplete_fields = ["user"]
     fields = ["user", "role", "created_at"]

@@ -121,3 +121,10 @@ class SeasonEndsBeforeStart(ServiceError):
         super().__init__(
             errors=[{"field": "ends_on", "code": "invalid", "detail": ENDS_BEFORE_START}]
         )
+
+
+class LastOrganiser(ServiceError):
+    status = 409
+    code = "last_organiser"
+    title = _("Last organiser")
+    default_detail = _("A club keeps at least one organiser: make another one first.")

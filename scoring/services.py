@@ -31,6 +31,7 @@ from scoring import selectors
 from scoring.exceptions import (
     ClubRequired,
     ClubSlugTaken,
+    LastOrganiser,
     MemberNumberTaken,
     MergeInvalid,
     NotClubOrganiser,
@@ -107,15 +108,35 @@ def club_update(
 
 @transaction.atomic
 def membership_set(*, club: Club, username: str, role: str, by: UserLike) -> Membership:
-    """Give a user a role in the club (organiser or member). Raises ``user_unknown``."""
+    """Give a user a role in the club (organiser or member). Raises ``user_unknown``, and
+    ``last_organiser`` for the club's only organiser made a member (no one could manage it)."""
     _require_organiser(by, club)
     user = get_user_model().objects.filter(**{get_user_model().USERNAME_FIELD: username}).first()
     if user is None:
         raise UserUnknown()
+    if role != Membership.Role.ORGANISER:
+        Club.objects.select_for_update().filter(pk=club.pk).first()  # one role change at a time
+        check_organiser_left(club=club, organisers=_organisers(club) - {user.pk})
     membership, _ = Membership.objects.update_or_create(
         club=club, user=user, defaults={"role": role}
     )
     return membership
+
+
+def _organisers(club: Club) -> set[int]:
+    return set(
+        Membership.objects.filter(club=club, role=Membership.Role.ORGANISER).values_list(
+            "user_id", flat=True
+        )
+    )
+
+
+def check_organiser_left(*, club: Club, organisers: set[int]) -> None:
+    """Refuse (``last_organiser``) a change of the club's roles that would leave it, which
+    has organisers, with none (``organisers``: the users who would organise it after).
+    The API's ``membership_set`` and the admin's club form both ask it."""
+    if not organisers and _organisers(club):
+        raise LastOrganiser()
 
 
 # -- players -------------------------------------------------------------------------------

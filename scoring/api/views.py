@@ -242,7 +242,8 @@ class MembershipListCreateView(ClubMixin, APIView):
         tags=["league"],
         summary="Give a user a role in the club",
         description="Organisers only: `organiser` (manages players, seasons, games, corrects "
-        "any event) or `member` (reads the league records).",
+        "any event) or `member` (reads the league records). A club keeps at least one "
+        "organiser: its last one is not made a member (409 `last_organiser`).",
         request=s.MembershipSetSerializer,
         responses={200: s.MembershipSerializer, **WRITE_PROBLEMS},
         examples=[

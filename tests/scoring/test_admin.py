@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from scoring.models import Player, Season, SeatRound
+from scoring.models import Membership, Player, Season, SeatRound
 from tests.factories import UserFactory
 from tests.scoring.factories import SeasonFactory
 
@@ -152,3 +152,50 @@ def test_the_admin_refuses_the_names_the_api_refuses(admin_client_, club, season
     assert not Player.objects.filter(display_name=name).exists()
     season.refresh_from_db()
     assert season.name == "2026 first half"
+
+
+def _club_form(club, memberships, **roles):
+    data = {
+        "name": club.name,
+        "slug": club.slug,
+        "memberships-TOTAL_FORMS": len(memberships),
+        "memberships-INITIAL_FORMS": len(memberships),
+        "memberships-MIN_NUM_FORMS": 0,
+        "memberships-MAX_NUM_FORMS": 1000,
+    }
+    for i, membership in enumerate(memberships):
+        data[f"memberships-{i}-id"] = membership.pk
+        data[f"memberships-{i}-club"] = club.pk
+        data[f"memberships-{i}-user"] = membership.user_id
+        data[f"memberships-{i}-role"] = roles.get(membership.user.username, membership.role)
+    return data
+
+
+def test_the_admin_keeps_a_clubs_last_organiser(admin_client_, club, organiser, member):
+    memberships = list(Membership.objects.filter(club=club).order_by("pk"))
+    url = f"/admin/scoring/club/{club.pk}/change/"
+
+    demoted = admin_client_.post(url, _club_form(club, memberships, director="member"))
+    removed = admin_client_.post(
+        url,
+        {
+            **_club_form(club, memberships),
+            **{
+                f"memberships-{i}-DELETE": "on"
+                for i, m in enumerate(memberships)
+                if m.user_id == organiser.pk
+            },
+        },
+    )
+    handed_over = admin_client_.post(
+        url, _club_form(club, memberships, director="member", member="organiser")
+    )
+
+    for response in (demoted, removed):
+        assert response.status_code == 200
+        assert "at least one organiser" in response.content.decode()
+    assert handed_over.status_code == 302, handed_over.content.decode()[:2000]
+    assert dict(Membership.objects.filter(club=club).values_list("user__username", "role")) == {
+        "director": "member",
+        "member": "organiser",
+    }

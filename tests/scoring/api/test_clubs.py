@@ -208,3 +208,38 @@ def test_a_season_patched_to_end_before_its_stored_start_is_refused_as_both_date
     opened = organiser_client.patch(url, {"starts_on": None}, format="json")
     assert opened.status_code == 200
     assert opened.json()["starts_on"] is None
+
+
+def test_the_last_organiser_cannot_demote_themselves_and_the_club_stays_managed(
+    club, organiser, organiser_client
+):
+    url = f"{API}/clubs/{club.slug}/members/"
+
+    demoted = organiser_client.post(url, {"username": "director", "role": "member"}, format="json")
+
+    assert (demoted.status_code, demoted.json()["code"]) == (409, "last_organiser")
+    assert Membership.objects.get(club=club, user=organiser).role == "organiser"
+    assert (
+        organiser_client.patch(
+            f"{API}/clubs/{club.slug}/", {"is_public": True}, format="json"
+        ).status_code
+        == 200
+    )
+
+
+def test_an_organiser_steps_down_once_another_organises_the_club(
+    club, organiser, organiser_client, member
+):
+    url = f"{API}/clubs/{club.slug}/members/"
+    promoted = organiser_client.post(
+        url, {"username": "member", "role": "organiser"}, format="json"
+    )
+    stepped_down = organiser_client.post(
+        url, {"username": "director", "role": "member"}, format="json"
+    )
+    last = token_client(member).post(url, {"username": "member", "role": "member"}, format="json")
+
+    assert promoted.status_code == 200
+    assert stepped_down.status_code == 200, stepped_down.content
+    assert (last.status_code, last.json()["code"]) == (409, "last_organiser")
+    assert Membership.objects.get(club=club, user=member).role == "organiser"
