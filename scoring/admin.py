@@ -76,6 +76,12 @@ class PlayerAdmin(NoDeleteAdmin):
         # A player never moves to another club: their seats and stats are the club's.
         return [*self.readonly_fields, "club"] if obj is not None else list(self.readonly_fields)
 
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # A merged player is kept as it was merged: the API refuses its change too.
+        if obj is not None and obj.is_merged:
+            return False
+        return super().has_change_permission(request, obj)
+
 
 @admin.register(Season)
 class SeasonAdmin(NoDeleteAdmin):
@@ -85,7 +91,10 @@ class SeasonAdmin(NoDeleteAdmin):
     readonly_fields = ["archived_at", "created_at"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return [*self.readonly_fields, "club"] if obj is not None else list(self.readonly_fields)
+        if obj is None:
+            return list(self.readonly_fields)
+        # Archived stays archived, as in the API (no way back: its games are closed to it).
+        return [*self.readonly_fields, "club", *(["is_archived"] if obj.is_archived else [])]
 
     def save_model(self, request: HttpRequest, obj: Season, form: Any, change: bool) -> None:
         if obj.is_archived and obj.archived_at is None:

@@ -199,3 +199,25 @@ def test_the_admin_keeps_a_clubs_last_organiser(admin_client_, club, organiser, 
         "director": "member",
         "member": "organiser",
     }
+
+
+def test_the_admin_neither_unarchives_a_season_nor_changes_a_merged_player(
+    admin_client_, club, season, players
+):
+    season.is_archived = True
+    season.save()
+    players[1].merged_into = players[0]
+    players[1].save()
+
+    admin_client_.post(
+        f"/admin/scoring/season/{season.pk}/change/", _season_form(season, is_archived="")
+    )
+    merged = admin_client_.post(
+        f"/admin/scoring/player/{players[1].pk}/change/", {"display_name": "Renamed"}
+    )
+
+    season.refresh_from_db()
+    players[1].refresh_from_db()
+    assert season.is_archived is True
+    assert merged.status_code == 403
+    assert players[1].display_name == "Besse"
