@@ -16,6 +16,7 @@ from django.utils import timezone
 from referee.admin import GameAdmin, ReadOnlyInline, SeatInline
 from referee.models import Game, Seat
 from scoring import selectors, services
+from scoring.exceptions import LastOrganiser
 from scoring.models import Club, Membership, Player, PlayerMerge, Season, SeatLink, SeatPlayer
 
 
@@ -24,8 +25,31 @@ class NoDeleteAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         return False
 
 
+class MembershipFormSet(forms.BaseInlineFormSet):  # type: ignore[type-arg]
+    """A club's roles as the API keeps them: the last organiser is not demoted or removed
+    (``services.check_organiser_left``)."""
+
+    def clean(self) -> None:
+        super().clean()
+        if any(self.errors) or self.instance.pk is None:
+            return
+        organisers = {
+            form.cleaned_data["user"].pk
+            for form in self.forms
+            if form.cleaned_data
+            and not form.cleaned_data.get("DELETE")
+            and form.cleaned_data.get("user") is not None
+            and form.cleaned_data.get("role") == Membership.Role.ORGANISER
+        }
+        try:
+            services.check_organiser_left(club=self.instance, organisers=organisers)
+        except LastOrganiser as error:
+            raise forms.ValidationError(error.detail, code=error.code) from error
+
+
 class MembershipInline(admin.TabularInline):  # type: ignore[type-arg]
     model = Membership
+    formset = MembershipFormSet
     extra = 0
     autocomplete_fields = ["user"]
     fields = ["user", "role", "created_at"]
@@ -52,6 +76,12 @@ class PlayerAdmin(NoDeleteAdmin):
         # A player never moves to another club: their seats and stats are the club's.
         return [*self.readonly_fields, "club"] if obj is not None else list(self.readonly_fields)
 
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # A merged player is kept as it was merged: the API refuses its change too.
+        if obj is not None and obj.is_merged:
+            return False
+        return super().has_change_permission(request, obj)
+
 
 @admin.register(Season)
 class SeasonAdmin(NoDeleteAdmin):
@@ -61,7 +91,10 @@ class SeasonAdmin(NoDeleteAdmin):
     readonly_fields = ["archived_at", "created_at"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return [*self.readonly_fields, "club"] if obj is not None else list(self.readonly_fields)
+        if obj is None:
+            return list(self.readonly_fields)
+        # Archived stays archived, as in the API (no way back: its games are closed to it).
+        return [*self.readonly_fields, "club", *(["is_archived"] if obj.is_archived else [])]
 
     def save_model(self, request: HttpRequest, obj: Season, form: Any, change: bool) -> None:
         if obj.is_archived and obj.archived_at is None:

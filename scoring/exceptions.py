@@ -10,6 +10,10 @@ from django.utils.translation import gettext_lazy as _
 
 from referee.exceptions import ServiceError
 
+# The field error of a season that ends before it starts, the same from every entry (the
+# API's serializer, the model's ``clean``, the services, the database's constraint).
+ENDS_BEFORE_START = "Ends before it starts."
+
 
 class NotClubOrganiser(ServiceError):
     status = 403
@@ -102,3 +106,25 @@ class PlayerSeatedElsewhere(ServiceError):
     code = "player_seated_elsewhere"
     title = _("Player seated elsewhere")
     default_detail = _("This player already sits in another open game.")
+
+
+class SeasonEndsBeforeStart(ServiceError):
+    """A season's ``ends_on`` before its ``starts_on``: refused as the API's serializer
+    refuses both dates (400 ``invalid``, the error on ``ends_on``), whoever writes it."""
+
+    status = 400
+    code = "invalid"
+    title = _("Invalid input.")
+    default_detail = _("Invalid input.")
+
+    def __init__(self) -> None:
+        super().__init__(
+            errors=[{"field": "ends_on", "code": "invalid", "detail": ENDS_BEFORE_START}]
+        )
+
+
+class LastOrganiser(ServiceError):
+    status = 409
+    code = "last_organiser"
+    title = _("Last organiser")
+    default_detail = _("A club keeps at least one organiser: make another one first.")

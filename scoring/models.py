@@ -16,17 +16,33 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
-from referee.engine.names import identity_key
+from referee.engine.names import identity_key, is_visible_name
+from scoring.exceptions import ENDS_BEFORE_START
+
+NAME_INVALID = _("A name may not hold invisible or direction-changing characters.")
+
+
+def ends_before_start(starts_on: Any, ends_on: Any) -> bool:
+    """Whether a period ends before it starts (an open end never does)."""
+    return starts_on is not None and ends_on is not None and ends_on < starts_on
+
+
+def validate_visible_name(value: str) -> None:
+    """A model field's twin of ``referee.inputs.visible_name`` (the API's), for the admin:
+    no invisible, control or direction-changing character; ``name_invalid``."""
+    if not is_visible_name(value):
+        raise ValidationError(NAME_INVALID, code="name_invalid")
 
 
 class Club(models.Model):
     """A club that keeps a league: its organisers, players, seasons and games."""
 
-    name = models.CharField(max_length=120)
+    name = models.CharField(max_length=120, validators=[validate_visible_name])
     slug = models.SlugField(max_length=60, unique=True, help_text="The club's name in URLs.")
     is_public = models.BooleanField(
         default=False,
@@ -76,8 +92,10 @@ class Player(models.Model):
     """
 
     club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="players")
-    display_name = models.CharField(max_length=80)
-    member_number = models.CharField(max_length=32, blank=True, default="")
+    display_name = models.CharField(max_length=80, validators=[validate_visible_name])
+    member_number = models.CharField(
+        max_length=32, blank=True, default="", validators=[validate_visible_name]
+    )
     member_key = models.CharField(
         max_length=96,
         blank=True,
@@ -115,6 +133,24 @@ class Player(models.Model):
             kwargs["update_fields"] = {*update_fields, "member_key"}
         super().save(*args, **kwargs)
 
+    def clean(self) -> None:
+        """The member number is the club's as the API compares it (``member_number_taken``):
+        the database's constraint compares ``member_key``, which no form holds."""
+        super().clean()
+        key = identity_key(self.member_number.strip())
+        if not key or self.club_id is None or self.merged_into_id is not None:
+            return
+        taken = Player.objects.filter(club_id=self.club_id, member_key=key, merged_into=None)
+        if taken.exclude(pk=self.pk).exists():
+            raise ValidationError(
+                {
+                    "member_number": ValidationError(
+                        _("Another player of the club has this member number."),
+                        code="member_number_taken",
+                    )
+                }
+            )
+
     @property
     def is_merged(self) -> bool:
         return self.merged_into_id is not None
@@ -124,7 +160,7 @@ class Season(models.Model):
     """A club's season: its games are played in it. Archived when over, never deleted."""
 
     club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="seasons")
-    name = models.CharField(max_length=80)
+    name = models.CharField(max_length=80, validators=[validate_visible_name])
     starts_on = models.DateField(null=True, blank=True)
     ends_on = models.DateField(null=True, blank=True)
     is_archived = models.BooleanField(
@@ -137,10 +173,42 @@ class Season(models.Model):
         ordering = ["club", "-starts_on", "-id"]
         constraints = [
             models.UniqueConstraint(fields=["club", "name"], name="season_unique_name"),
+            models.CheckConstraint(
+                condition=Q(starts_on__isnull=True)
+                | Q(ends_on__isnull=True)
+                | Q(ends_on__gte=F("starts_on")),
+                name="season_ends_after_start",
+                violation_error_code="ends_before_start",
+                violation_error_message=ENDS_BEFORE_START,
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.club}: {self.name}"
+
+    def clean(self) -> None:
+        """A season ends on or after its start (the API's ``ends_on`` error), and its name
+        is its club's alone (``season_name_taken``), also where a form holds no club."""
+        super().clean()
+        if ends_before_start(self.starts_on, self.ends_on):
+            # Not ``invalid``: a form would show its date field's "Enter a valid date." instead.
+            raise ValidationError(
+                {"ends_on": ValidationError(ENDS_BEFORE_START, code="ends_before_start")}
+            )
+        if (
+            self.club_id is not None
+            and Season.objects.filter(club_id=self.club_id, name=self.name.strip())
+            .exclude(pk=self.pk)
+            .exists()
+        ):
+            raise ValidationError(
+                {
+                    "name": ValidationError(
+                        _("The club already has a season with this name."),
+                        code="season_name_taken",
+                    )
+                }
+            )
 
 
 class GameLeague(models.Model):

@@ -31,6 +31,7 @@ from scoring import selectors
 from scoring.exceptions import (
     ClubRequired,
     ClubSlugTaken,
+    LastOrganiser,
     MemberNumberTaken,
     MergeInvalid,
     NotClubOrganiser,
@@ -39,6 +40,7 @@ from scoring.exceptions import (
     PlayerSeatedElsewhere,
     PlayerTwice,
     SeasonArchived,
+    SeasonEndsBeforeStart,
     SeasonNameTaken,
     SeasonNotInClub,
     UserUnknown,
@@ -59,6 +61,7 @@ from scoring.models import (
     SeatLink,
     SeatPlayer,
     SeatRound,
+    ends_before_start,
 )
 
 UserLike = AbstractBaseUser | AnonymousUser | None
@@ -105,15 +108,35 @@ def club_update(
 
 @transaction.atomic
 def membership_set(*, club: Club, username: str, role: str, by: UserLike) -> Membership:
-    """Give a user a role in the club (organiser or member). Raises ``user_unknown``."""
+    """Give a user a role in the club (organiser or member). Raises ``user_unknown``, and
+    ``last_organiser`` for the club's only organiser made a member (no one could manage it)."""
     _require_organiser(by, club)
     user = get_user_model().objects.filter(**{get_user_model().USERNAME_FIELD: username}).first()
     if user is None:
         raise UserUnknown()
+    if role != Membership.Role.ORGANISER:
+        Club.objects.select_for_update().filter(pk=club.pk).first()  # one role change at a time
+        check_organiser_left(club=club, organisers=_organisers(club) - {user.pk})
     membership, _ = Membership.objects.update_or_create(
         club=club, user=user, defaults={"role": role}
     )
     return membership
+
+
+def _organisers(club: Club) -> set[int]:
+    return set(
+        Membership.objects.filter(club=club, role=Membership.Role.ORGANISER).values_list(
+            "user_id", flat=True
+        )
+    )
+
+
+def check_organiser_left(*, club: Club, organisers: set[int]) -> None:
+    """Refuse (``last_organiser``) a change of the club's roles that would leave it, which
+    has organisers, with none (``organisers``: the users who would organise it after).
+    The API's ``membership_set`` and the admin's club form both ask it."""
+    if not organisers and _organisers(club):
+        raise LastOrganiser()
 
 
 # -- players -------------------------------------------------------------------------------
@@ -235,8 +258,11 @@ def season_create(
     starts_on: Any = None,
     ends_on: Any = None,
 ) -> Season:
-    """Open a season of the club. Raises ``season_name_taken``."""
+    """Open a season of the club. Raises ``season_name_taken``, and ``invalid`` for a
+    season that ends before it starts."""
     _require_organiser(by, club)
+    if ends_before_start(starts_on, ends_on):
+        raise SeasonEndsBeforeStart()
     if Season.objects.filter(club=club, name=name.strip()).exists():
         raise SeasonNameTaken()
     return Season.objects.create(club=club, name=name.strip(), starts_on=starts_on, ends_on=ends_on)
@@ -244,7 +270,8 @@ def season_create(
 
 @transaction.atomic
 def season_update(*, season: Season, by: UserLike, **fields: Any) -> Season:
-    """Rename a season or change its dates (``name``, ``starts_on``, ``ends_on``)."""
+    """Rename a season or change its dates (``name``, ``starts_on``, ``ends_on``); the
+    period as it would be stored is checked (``invalid``)."""
     _require_organiser(by, season.club)
     if "name" in fields:
         name = fields["name"].strip()
@@ -254,6 +281,8 @@ def season_update(*, season: Season, by: UserLike, **fields: Any) -> Season:
     for key in ("starts_on", "ends_on"):
         if key in fields:
             setattr(season, key, fields[key])
+    if ends_before_start(season.starts_on, season.ends_on):  # a date against the stored one
+        raise SeasonEndsBeforeStart()
     season.save(update_fields=["name", "starts_on", "ends_on"])
     return season
 

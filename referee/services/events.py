@@ -629,7 +629,7 @@ def _after_correction(game: Game, actor: Actor) -> dict[str, Any]:
         .order_by("position")
         .values_list("payload", flat=True)
     ]
-    verification.verifications_refresh(game=game, actor=actor)
+    verification.verifications_refresh(game=game, actor=actor, engine=engine)
     store.commit_refold(
         game,
         snapshot=snapshot,

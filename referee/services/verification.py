@@ -19,11 +19,13 @@ A round's verification, as the state, the result and the API give it::
 Decisions: confirming or disputing moves the game's version on (every phone's
 poll redraws, ``ETag``/``If-None-Match`` stay true) and needs no ``If-Match``
 (it changes no event). When a round's live events change afterwards (the
-table's undo, an organiser's correction or void), a confirmation no longer
-stands: the round is ``unverified`` again; a dispute is ``resolved``
-(``corrected`` or ``voided``) when the organiser made the change, and
-``unverified`` again when the table re-entered the round itself. A round is
-verified when ``confirmed`` or ``resolved`` (the league's ``?verified=true``).
+table's undo, an organiser's correction or void), or its outcome does (the
+stones it moved and where they stand after it: an adjustment after an earlier
+round, R36, issue 32), a confirmation no longer stands: the round is
+``unverified`` again; a dispute is ``resolved`` (``corrected`` or ``voided``)
+when the organiser made the change, and ``unverified`` again when the table
+re-entered the round itself. A round is verified when ``confirmed`` or
+``resolved`` (the league's ``?verified=true``).
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ from typing import Any, ClassVar
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
-from referee import store
+from referee import folding, store
+from referee.engine import Game as EngineGame
 from referee.engine.names import reorders_text
 from referee.exceptions import GameClosed, ServiceError
 from referee.idempotency import (
@@ -235,8 +238,9 @@ def round_resolve(
         game = guard.lock(game_id, actor)
         if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
-        digest, _ = _check_settled(game, round)
-        row = _current_row(game, round, digest, actor)
+        digests, _ = _check_settled(game, round)
+        row = _current_row(game, round, digests, actor)
+        digest = digests[0]
         if row is None or row.status in {
             RoundVerification.Status.UNVERIFIED,
             RoundVerification.Status.DISPUTED,
@@ -268,10 +272,11 @@ def _verify(
             return replayed
         if game.status != Game.Status.OPEN:
             raise GameClosed()
-        digest, entered_by = _check_settled(game, number)
+        digests, entered_by = _check_settled(game, number)
         if entered_by == actor.label or _seat_of(entered_by) == actor.seat:
             raise VerificationOwnEntry()
-        row = _current_row(game, number, digest, actor)
+        row = _current_row(game, number, digests, actor)
+        digest = digests[0]
         status = row.status if row is not None else RoundVerification.Status.UNVERIFIED
         if dispute is None:
             if status == RoundVerification.Status.DISPUTED:
@@ -356,20 +361,50 @@ def _seat_of(entered_by: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _digest(events: Iterable[tuple[str, Any]]) -> str:
-    """What a verification vouches for: the round's play (its events in order). Who sat
-    a seat (a substitute, R38) is not part of it: naming a substitute from a verified or
-    disputed round on leaves its verification as it is."""
-    raw = json.dumps(
-        [[kind, payload] for kind, payload in events if kind != Event.Kind.SUBSTITUTE],
-        sort_keys=True,
-    )
+def _played(events: Iterable[tuple[str, Any]]) -> list[list[Any]]:
+    return [[kind, payload] for kind, payload in events if kind != Event.Kind.SUBSTITUTE]
+
+
+def _digest(events: Iterable[tuple[str, Any]], result: Any) -> str:
+    """What a verification vouches for: the round's play (its events in order) and its
+    outcome (``result``: ``_results``' entry, the stones it moved and where they stand
+    after it), so that a change before it (an adjustment after an earlier round, R36)
+    that alters what the round gave stands as a change of the round. Who sat a seat (a
+    substitute, R38) is not part of it: naming a substitute from a verified or disputed
+    round on leaves its verification as it is."""
+    raw = json.dumps({"events": _played(events), "result": result}, sort_keys=True)
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-def _check_settled(game: Game, number: int) -> tuple[str, str]:
-    """The digest of settled round ``number``'s live events and who entered its last
-    play, pass or reveal. Raises ``round_not_ended`` or ``round_voided`` (409)."""
+def _events_digest(events: Iterable[tuple[str, Any]]) -> str:
+    """The digest of a verification written before outcomes were digested (its events
+    alone): such a row still stands while its events do, and takes ``_digest`` then."""
+    raw = json.dumps(_played(events), sort_keys=True)
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def _results(game: Game, engine: EngineGame | None = None) -> dict[int, Any]:
+    """Each round's outcome as the fold of the game's live events gives it, by number:
+    its transfers, the CAMAT it elected and the standing after it (stones held, on the
+    table). ``engine``: that fold, when the caller has it."""
+    if engine is None:
+        events = game.events.filter(revoked_by__isnull=True).order_by("position")
+        engine = folding.replay(store.rules_of(game), [(e.kind, e.payload) for e in events])
+    return {
+        r.round.number: {
+            "transfers": [t.to_dict() for t in r.transfers],
+            "camat_elected": r.camat_elected,
+            "after": r.after.to_dict() if r.after is not None else None,
+        }
+        for r in engine.rounds
+        if not r.voided
+    }
+
+
+def _check_settled(game: Game, number: int) -> tuple[tuple[str, str], str]:
+    """The digests of settled round ``number`` (``_digest``, ``_events_digest``) and who
+    entered its last play, pass or reveal. Raises ``round_not_ended`` or ``round_voided``
+    (409)."""
     if number < 1:
         raise RoundNotEnded()
     current = load_current_round(game)
@@ -397,15 +432,34 @@ def _check_settled(game: Game, number: int) -> tuple[str, str]:
     entries = [e for e in events if e.kind in {Event.Kind.MOVE, Event.Kind.REVEAL}]
     if not entries:
         raise RoundNotEnded()
-    return _digest((e.kind, e.payload) for e in events), entries[-1].entered_by
+    played = [(e.kind, e.payload) for e in events]
+    result = _results(game).get(number)
+    return (_digest(played, result), _events_digest(played)), entries[-1].entered_by
 
 
-def _current_row(game: Game, number: int, digest: str, actor: Actor) -> RoundVerification | None:
-    """Round ``number``'s row, brought up to date if its events changed since."""
+def _current_row(
+    game: Game, number: int, digests: tuple[str, str], actor: Actor
+) -> RoundVerification | None:
+    """Round ``number``'s row, brought up to date if its play or outcome changed since."""
     row = game.verifications.filter(round_number=number).first()
-    if row is not None and row.digest != digest:
-        _stale(row, digest, voided=False, by=None)
+    if row is not None:
+        _follow(row, digests, voided=False, by=None)
     return row
+
+
+def _follow(
+    row: RoundVerification, digests: tuple[str, str], *, voided: bool, by: Actor | None
+) -> None:
+    """``row`` against its round's digests now: unchanged, an older row whose events
+    stand (it takes the new digest), or stale (``_stale``)."""
+    digest, events_only = digests
+    if row.digest == digest:
+        return
+    if row.digest == events_only:
+        row.digest = digest
+        row.save(update_fields=["digest"])
+        return
+    _stale(row, digest, voided=voided, by=by)
 
 
 def _stale(row: RoundVerification, digest: str, *, voided: bool, by: Actor | None) -> None:
@@ -434,14 +488,16 @@ def _stale(row: RoundVerification, digest: str, *, voided: bool, by: Actor | Non
     row.save()
 
 
-def verifications_refresh(*, game: Game, actor: Actor) -> None:
+def verifications_refresh(*, game: Game, actor: Actor, engine: EngineGame | None = None) -> None:
     """After a correction, an undo or a void (the game's lock held): every verified or
-    disputed round whose live events changed is reset or resolved (see the module's
-    decisions). The caller commits the new version with the cache of what the state
-    shows (``shown``). No row: one query and nothing else."""
+    disputed round whose live events or outcome changed (``_digest``) is reset or
+    resolved (see the module's decisions). ``engine``: the fold of the game's live
+    events, if the caller has it. The caller commits the new version with the cache of
+    what the state shows (``shown``). No row: one query and nothing else."""
     rows = list(game.verifications.all())
     if not rows:
         return
+    results = _results(game, engine)
     events: dict[int, list[tuple[str, Any]]] = {row.round_number: [] for row in rows}
     for kind, payload, number in (
         Event.objects.filter(game=game, revoked_by__isnull=True, round_number__in=list(events))
@@ -450,10 +506,10 @@ def verifications_refresh(*, game: Game, actor: Actor) -> None:
     ):
         events[number].append((kind, payload))
     for row in rows:
-        digest = _digest(events[row.round_number])
-        if digest != row.digest:
-            voided = any(kind == Event.Kind.VOID for kind, _ in events[row.round_number])
-            _stale(row, digest, voided=voided, by=actor)
+        played = events[row.round_number]
+        digests = (_digest(played, results.get(row.round_number)), _events_digest(played))
+        voided = any(kind == Event.Kind.VOID for kind, _ in played)
+        _follow(row, digests, voided=voided, by=actor)
 
 
 def without_verification(result: dict[str, Any]) -> dict[str, Any]:

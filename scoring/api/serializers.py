@@ -16,7 +16,8 @@ from referee.inputs import (
 )
 from referee.models import Game
 from scoring import selectors
-from scoring.models import Club, Membership, Player, Season
+from scoring.exceptions import ENDS_BEFORE_START
+from scoring.models import Club, Membership, Player, Season, ends_before_start
 
 # -- clubs and members ---------------------------------------------------------------------
 
@@ -134,13 +135,19 @@ class SeasonCreateSerializer(StrictSerializer):
     ends_on = serializers.DateField(required=False, allow_null=True)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        starts, ends = attrs.get("starts_on"), attrs.get("ends_on")
-        if starts and ends and ends < starts:
-            raise serializers.ValidationError({"ends_on": ["Ends before it starts."]})
+        # A partial update is checked against the stored season (``context["season"]``):
+        # the period as it would be kept, not only the dates sent.
+        stored = self.context.get("season")
+        starts = attrs["starts_on"] if "starts_on" in attrs else getattr(stored, "starts_on", None)
+        ends = attrs["ends_on"] if "ends_on" in attrs else getattr(stored, "ends_on", None)
+        if ends_before_start(starts, ends):
+            raise serializers.ValidationError({"ends_on": [ENDS_BEFORE_START]})
         return attrs
 
 
 class SeasonUpdateSerializer(SeasonCreateSerializer):
+    """A season's change; its ``context["season"]`` is the stored season."""
+
     name = serializers.CharField(max_length=80, required=False, validators=[visible_name])
 
 

@@ -84,8 +84,8 @@ def _managed_club(request: Request, slug: str) -> Club:
     return club
 
 
-def _validated(serializer_class: type[Any], data: Any) -> dict[str, Any]:
-    serializer = serializer_class(data=data)
+def _validated(serializer_class: type[Any], data: Any, **context: Any) -> dict[str, Any]:
+    serializer = serializer_class(data=data, context=context)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
 
@@ -238,7 +238,8 @@ class MembershipListCreateView(ClubMixin, APIView):
         tags=["league"],
         summary="Give a user a role in the club",
         description="Organisers only: `organiser` (manages players, seasons, games, corrects "
-        "any event) or `member` (reads the league records).",
+        "any event) or `member` (reads the league records). A club keeps at least one "
+        "organiser: its last one is not made a member (409 `last_organiser`).",
         request=s.MembershipSetSerializer,
         responses={200: s.MembershipSerializer, **WRITE_PROBLEMS},
         examples=[
@@ -507,7 +508,7 @@ class SeasonDetailView(ClubMixin, APIView):
     )
     def patch(self, request: Request, slug: str, season: int) -> Response:
         target = get_object_or_404(Season, club=_managed_club(request, slug), pk=season)
-        data = _validated(s.SeasonUpdateSerializer, request.data)
+        data = _validated(s.SeasonUpdateSerializer, request.data, season=target)
         target = services.season_update(season=target, by=request.user, **data)
         return Response(s.SeasonSerializer(target).data)
 

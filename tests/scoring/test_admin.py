@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from scoring.models import SeatRound
+from scoring.models import Membership, Player, Season, SeatRound
 from tests.factories import UserFactory
 from tests.scoring.factories import SeasonFactory
 
@@ -73,3 +73,151 @@ def test_moving_a_game_to_another_season_in_the_admin_moves_its_stats(
 
 def test_seasons_cannot_be_deleted_in_the_admin(admin_client_, season):
     assert admin_client_.get(f"/admin/scoring/season/{season.pk}/delete/").status_code == 403
+
+
+# -- the admin's forms refuse what the API refuses -----------------------------------------
+
+
+def _season_form(season, **changes):
+    return {
+        "name": season.name,
+        "starts_on": str(season.starts_on),
+        "ends_on": str(season.ends_on),
+        **changes,
+    }
+
+
+def test_the_admin_refuses_a_season_that_ends_before_it_starts(admin_client_, club, season):
+    page = admin_client_.post(
+        f"/admin/scoring/season/{season.pk}/change/", _season_form(season, ends_on="2025-12-31")
+    )
+    added = admin_client_.post(
+        "/admin/scoring/season/add/",
+        {"club": club.pk, "name": "Backwards", "starts_on": "2026-06-01", "ends_on": "2026-01-01"},
+    )
+
+    for response in (page, added):
+        assert response.status_code == 200  # the form again, not a 302 nor a 500
+        assert "Ends before it starts." in response.content.decode()
+    season.refresh_from_db()
+    assert str(season.ends_on) == "2026-06-30"
+    assert not Season.objects.filter(name="Backwards").exists()
+
+
+def test_the_admin_refuses_a_season_name_its_club_already_has(admin_client_, club, season):
+    other = SeasonFactory(club=club, name="2026 second half")
+
+    page = admin_client_.post(
+        f"/admin/scoring/season/{other.pk}/change/", _season_form(other, name=season.name)
+    )
+
+    assert page.status_code == 200
+    assert "already has a season with this name" in page.content.decode()
+    other.refresh_from_db()
+    assert other.name == "2026 second half"
+
+
+def test_the_admin_refuses_a_member_number_another_player_has_in_another_case(
+    admin_client_, club, players
+):
+    added = admin_client_.post(
+        "/admin/scoring/player/add/",
+        {"club": club.pk, "display_name": "Twin", "member_number": "mdc-1"},
+    )
+    changed = admin_client_.post(
+        f"/admin/scoring/player/{players[1].pk}/change/",
+        {"display_name": "Besse", "member_number": "ＭＤＣ-1"},
+    )
+
+    for response in (added, changed):
+        assert response.status_code == 200
+        assert "Another player of the club has this member number." in response.content.decode()
+    assert not Player.objects.filter(display_name="Twin").exists()
+    players[1].refresh_from_db()
+    assert players[1].member_number == ""
+
+
+@pytest.mark.parametrize("name", ["An\u200bdi", "Andi\u202e", "\u2066Andi"])
+def test_the_admin_refuses_the_names_the_api_refuses(admin_client_, club, season, name):
+    player = admin_client_.post(
+        "/admin/scoring/player/add/", {"club": club.pk, "display_name": name}
+    )
+    renamed = admin_client_.post(
+        f"/admin/scoring/season/{season.pk}/change/", _season_form(season, name=name)
+    )
+
+    for response in (player, renamed):
+        assert response.status_code == 200
+        assert "invisible or direction-changing" in response.content.decode()
+    assert not Player.objects.filter(display_name=name).exists()
+    season.refresh_from_db()
+    assert season.name == "2026 first half"
+
+
+def _club_form(club, memberships, **roles):
+    data = {
+        "name": club.name,
+        "slug": club.slug,
+        "memberships-TOTAL_FORMS": len(memberships),
+        "memberships-INITIAL_FORMS": len(memberships),
+        "memberships-MIN_NUM_FORMS": 0,
+        "memberships-MAX_NUM_FORMS": 1000,
+    }
+    for i, membership in enumerate(memberships):
+        data[f"memberships-{i}-id"] = membership.pk
+        data[f"memberships-{i}-club"] = club.pk
+        data[f"memberships-{i}-user"] = membership.user_id
+        data[f"memberships-{i}-role"] = roles.get(membership.user.username, membership.role)
+    return data
+
+
+def test_the_admin_keeps_a_clubs_last_organiser(admin_client_, club, organiser, member):
+    memberships = list(Membership.objects.filter(club=club).order_by("pk"))
+    url = f"/admin/scoring/club/{club.pk}/change/"
+
+    demoted = admin_client_.post(url, _club_form(club, memberships, director="member"))
+    removed = admin_client_.post(
+        url,
+        {
+            **_club_form(club, memberships),
+            **{
+                f"memberships-{i}-DELETE": "on"
+                for i, m in enumerate(memberships)
+                if m.user_id == organiser.pk
+            },
+        },
+    )
+    handed_over = admin_client_.post(
+        url, _club_form(club, memberships, director="member", member="organiser")
+    )
+
+    for response in (demoted, removed):
+        assert response.status_code == 200
+        assert "at least one organiser" in response.content.decode()
+    assert handed_over.status_code == 302, handed_over.content.decode()[:2000]
+    assert dict(Membership.objects.filter(club=club).values_list("user__username", "role")) == {
+        "director": "member",
+        "member": "organiser",
+    }
+
+
+def test_the_admin_neither_unarchives_a_season_nor_changes_a_merged_player(
+    admin_client_, club, season, players
+):
+    season.is_archived = True
+    season.save()
+    players[1].merged_into = players[0]
+    players[1].save()
+
+    admin_client_.post(
+        f"/admin/scoring/season/{season.pk}/change/", _season_form(season, is_archived="")
+    )
+    merged = admin_client_.post(
+        f"/admin/scoring/player/{players[1].pk}/change/", {"display_name": "Renamed"}
+    )
+
+    season.refresh_from_db()
+    players[1].refresh_from_db()
+    assert season.is_archived is True
+    assert merged.status_code == 403
+    assert players[1].display_name == "Besse"

@@ -191,3 +191,60 @@ def test_an_outsider_learns_nothing_of_a_private_clubs_players_from_a_write(
             f"{API}/clubs/{club.slug}/players/{pk}/merge/", {"duplicate": 1}, format="json"
         )
         assert (response.status_code, response.json()["code"]) == (403, "not_club_organiser")
+
+
+def test_a_season_patched_to_end_before_its_stored_start_is_refused_as_both_dates_are(
+    club, organiser_client, season
+):
+    url = f"{API}/clubs/{club.slug}/seasons/{season.pk}/"
+    both = organiser_client.patch(
+        url, {"starts_on": "2026-06-01", "ends_on": "2026-01-01"}, format="json"
+    )
+    end_only = organiser_client.patch(url, {"ends_on": "2025-12-31"}, format="json")
+    start_only = organiser_client.patch(url, {"starts_on": "2026-07-01"}, format="json")
+
+    for response in (both, end_only, start_only):
+        assert response.status_code == 400, response.content
+        body = response.json()
+        assert body["code"] == "invalid"
+        assert [(e["field"], e["code"]) for e in body["errors"]] == [("ends_on", "invalid")]
+    season.refresh_from_db()
+    assert (str(season.starts_on), str(season.ends_on)) == ("2026-01-01", "2026-06-30")
+    opened = organiser_client.patch(url, {"starts_on": None}, format="json")
+    assert opened.status_code == 200
+    assert opened.json()["starts_on"] is None
+
+
+def test_the_last_organiser_cannot_demote_themselves_and_the_club_stays_managed(
+    club, organiser, organiser_client
+):
+    url = f"{API}/clubs/{club.slug}/members/"
+
+    demoted = organiser_client.post(url, {"username": "director", "role": "member"}, format="json")
+
+    assert (demoted.status_code, demoted.json()["code"]) == (409, "last_organiser")
+    assert Membership.objects.get(club=club, user=organiser).role == "organiser"
+    assert (
+        organiser_client.patch(
+            f"{API}/clubs/{club.slug}/", {"is_public": True}, format="json"
+        ).status_code
+        == 200
+    )
+
+
+def test_an_organiser_steps_down_once_another_organises_the_club(
+    club, organiser, organiser_client, member
+):
+    url = f"{API}/clubs/{club.slug}/members/"
+    promoted = organiser_client.post(
+        url, {"username": "member", "role": "organiser"}, format="json"
+    )
+    stepped_down = organiser_client.post(
+        url, {"username": "director", "role": "member"}, format="json"
+    )
+    last = token_client(member).post(url, {"username": "member", "role": "member"}, format="json")
+
+    assert promoted.status_code == 200
+    assert stepped_down.status_code == 200, stepped_down.content
+    assert (last.status_code, last.json()["code"]) == (409, "last_organiser")
+    assert Membership.objects.get(club=club, user=member).role == "organiser"

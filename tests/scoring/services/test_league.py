@@ -313,3 +313,64 @@ def test_moving_a_game_to_another_season_moves_its_seat_rounds(
     assert set(SeatRound.objects.filter(game=game).values_list("season_id", flat=True)) == {
         later.pk
     }
+
+
+# -- seasons' periods and the database's guard ----------------------------------------------
+
+
+def test_the_services_refuse_a_season_ending_before_its_stored_start(organiser, club):
+    import datetime as dt
+
+    season = SeasonFactory(club=club, name="H1")
+
+    with pytest.raises(errors.SeasonEndsBeforeStart) as refused:
+        services.season_update(season=season, by=organiser, ends_on=dt.date(2025, 12, 1))
+    with pytest.raises(errors.SeasonEndsBeforeStart):
+        services.season_create(
+            club=club,
+            name="Backwards",
+            by=organiser,
+            starts_on=dt.date(2026, 6, 1),
+            ends_on=dt.date(2026, 1, 1),
+        )
+
+    assert (refused.value.status, refused.value.code) == (400, "invalid")
+    assert refused.value.extra["errors"][0]["field"] == "ends_on"
+    season.refresh_from_db()
+    assert season.ends_on == dt.date(2026, 6, 30)
+
+
+def test_the_database_keeps_no_season_ending_before_it_starts(club):
+    import datetime as dt
+
+    from django.db import IntegrityError, transaction
+
+    from scoring.models import Season
+
+    season = SeasonFactory(club=club, name="H1")
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Season.objects.filter(pk=season.pk).update(ends_on=dt.date(2025, 1, 1))
+
+
+def test_the_models_clean_refuses_what_the_api_refuses(club, players):
+    import datetime as dt
+
+    from django.core.exceptions import ValidationError
+
+    from scoring.models import Season
+
+    backwards = Season(
+        club=club, name="B", starts_on=dt.date(2026, 6, 1), ends_on=dt.date(2026, 1, 1)
+    )
+    twin = Player(club=club, display_name="Twin", member_number="mdc-1")
+    hidden = Player(club=club, display_name="Andi\u200b")
+
+    for instance, field, code in (
+        (backwards, "ends_on", "ends_before_start"),
+        (twin, "member_number", "member_number_taken"),
+        (hidden, "display_name", "name_invalid"),
+    ):
+        with pytest.raises(ValidationError) as refused:
+            instance.full_clean()
+        assert [e.code for e in refused.value.error_dict[field]] == [code]
