@@ -55,7 +55,9 @@ def test_a_players_games_come_newest_first_with_their_totals(
 def test_head_to_head_compares_two_players_across_seasons(
     member_client, club, season, players, import_game, load_scenario, two_games
 ):
-    autumn = SeasonFactory(club=club, name="Autumn", starts_on=dt.date(2026, 7, 1))
+    autumn = SeasonFactory(
+        club=club, name="Autumn", starts_on=dt.date(2026, 7, 1), ends_on=dt.date(2026, 12, 31)
+    )
     import_game(load_scenario("02_ceki")["record"], [players[1], players[0], *players[2:5]], autumn)
 
     response = member_client.get(

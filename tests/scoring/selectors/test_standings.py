@@ -109,7 +109,9 @@ def test_head_to_head_counts_only_rounds_both_played_across_seasons(
 ):
     record = load_scenario("14_camat_election_reset_25")["record"]
     import_game(record, players[:5], season)
-    other = SeasonFactory(club=club, name="Autumn", starts_on=dt.date(2026, 7, 1))
+    other = SeasonFactory(
+        club=club, name="Autumn", starts_on=dt.date(2026, 7, 1), ends_on=dt.date(2026, 12, 31)
+    )
     import_game(record, [players[5], *players[1:5]], other)  # Andi not there, Fajar instead
     import_game(
         load_scenario("01_plain_finish")["record"], [players[1], players[0], *players[2:5]], other
