@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
@@ -209,10 +209,6 @@ def row_from_stored(model: type[_M], data: dict[str, Any], **related: Any) -> _M
     row = model(**values, **related)
     row._state.adding = False
     return row
-
-
-def rows_to_stored(rows: Iterable[models.Model]) -> list[dict[str, Any]]:
-    return [row_to_stored(row) for row in rows]
 
 
 def _refusal_classes() -> dict[str, type[RefereeError]]:
