@@ -12,6 +12,7 @@ from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from referee.admin import GameAdmin, ReadOnlyInline, SeatInline
 from referee.models import Game, Seat
@@ -145,18 +146,20 @@ class GameLeagueForm(forms.ModelForm):  # type: ignore[type-arg]
         club, season = data.get("club"), data.get("season")
         league = self.league
         if season is not None and club is not None and season.club_id != club.pk:
-            raise forms.ValidationError("This season belongs to another club.")
+            raise forms.ValidationError(gettext("This season belongs to another club."))
         if (
             season is not None
             and season.is_archived
             and (league is None or season.pk != league.season_id)
         ):
-            raise forms.ValidationError("This season is archived.")
+            raise forms.ValidationError(gettext("This season is archived."))
         was = league.club_id if league is not None else None
         if (club.pk if club else None) != was and SeatPlayer.objects.filter(
             seat__game=self.instance
         ).exists():
-            raise forms.ValidationError("Registered players are seated: the club cannot change.")
+            raise forms.ValidationError(
+                gettext("Registered players are seated: the club cannot change.")
+            )
         return data
 
 

@@ -21,6 +21,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Sum
 from django.db.models.functions import Cast
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from referee import folding, store
 from referee.engine import Game as EngineGame
@@ -219,7 +220,7 @@ def player_merge(
         raise PlayerMerged()
     if SeatPlayer.objects.filter(player=survivor, seat__game_id__in=game_ids).exists():
         raise MergeInvalid(
-            "These players sat at the same game: they are two people, not duplicates."
+            gettext("These players sat at the same game: they are two people, not duplicates.")
         )
     seats_moved = SeatPlayer.objects.filter(player=duplicate).update(player=survivor)
     both = SeatRound.objects.filter(player__in=[survivor, duplicate])

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.request import Request
@@ -509,7 +510,7 @@ def _page_number(request: Request) -> int:
     """``?page=`` as a whole number from 1 (400 ``invalid`` otherwise)."""
     raw = request.query_params.get("page", "1")
     if not raw.isdecimal() or len(raw) > 9 or int(raw) < 1:
-        raise serializers.ValidationError({"page": ["A whole number from 1."]})
+        raise serializers.ValidationError({"page": [gettext("A whole number from 1.")]})
     return int(raw)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from referee.api.schema import GameStatusField
@@ -260,7 +261,7 @@ class HeadToHeadQuerySerializer(serializers.Serializer):  # type: ignore[type-ar
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs["a"] == attrs["b"]:
-            raise serializers.ValidationError({"b": ["Two different players."]})
+            raise serializers.ValidationError({"b": [gettext("Two different players.")]})
         return attrs
 
 

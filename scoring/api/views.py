@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext
 from django_filters.rest_framework import DjangoFilterBackend  # type: ignore[import-untyped]
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -118,7 +119,7 @@ class ClubMixin(APIView):
         if not raw:
             return None
         if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_ID:
-            raise ValidationError({"season": ["A season id."]})
+            raise ValidationError({"season": [gettext("A season id.")]})
         return self.get_season(int(raw))
 
 

@@ -717,3 +717,34 @@ def test_every_page_that_answers_get_answers_head_alike_and_head_changes_nothing
         assert (path, head.status_code) == (path, get.status_code)
         assert head.status_code != 405
     assert Game.objects.get(pk=played.pk).status == "open"
+
+
+@pytest.mark.parametrize(
+    ("language", "phone", "organiser_words"),
+    [
+        ("en", "table token", "organiser"),
+        ("pl", "token stołu", "organizator"),
+        ("fr", "jeton de table", "organisateur"),
+        ("id", "token meja", "penyelenggara"),
+    ],
+)
+def test_who_entered_an_event_and_a_ruling_is_said_in_the_pages_language_R37(
+    signed_in, played, language, phone, organiser_words
+):
+    corrections.round_void(
+        game_id=played.pk,
+        round=1,
+        reason="tiles shown",
+        actor=services.Actor(user=played.created_by),
+    )
+    signed_in.cookies["django_language"] = language
+
+    round_page = text(signed_in.get(f"/games/{played.pk}/rounds/1/", HTTP_ACCEPT_LANGUAGE=language))
+    manage = text(signed_in.get(f"/games/{played.pk}/manage/", HTTP_ACCEPT_LANGUAGE=language))
+
+    assert f"{phone} " in round_page  # the scorekeeper's phone entered round 1's moves
+    assert f"{organiser_words} {played.created_by.get_username()}" in manage  # the void
+    if language != "en":
+        assert "table token" not in round_page
+        assert "scorekeeper)" not in round_page
+        assert f"user {played.created_by.get_username()}" not in manage
