@@ -748,3 +748,61 @@ def test_who_entered_an_event_and_a_ruling_is_said_in_the_pages_language_R37(
         assert "table token" not in round_page
         assert "scorekeeper)" not in round_page
         assert f"user {played.created_by.get_username()}" not in manage
+
+
+# -- issue 28: what the club reads on its pages ---------------------------------------------
+
+
+def test_closing_warns_of_a_round_still_in_play(signed_in, played, scorekeeper):
+    from referee.selectors import game_state_for
+
+    leader = game_state_for(played, organiser=True)["round"]["leader"]
+    enter(played, scorekeeper(played), [{"seat": leader, "tile": "6-6"}])  # round 2's lead
+
+    page = signed_in.get(f"/games/{played.pk}/close/")
+
+    assert "Round 2 is still being played" in text(page)  # round 2 has its lead only
+    assert 'id="round-in-play"' in page.content.decode()
+
+
+def test_closing_between_rounds_warns_of_nothing(signed_in, organiser, scorekeeper):
+    game = services.game_create(players=list(PLAYERS), created_by=organiser)
+    enter(game, scorekeeper(game), CEKI)  # round 1 to its CEKI, round 2 not led
+
+    page = signed_in.get(f"/games/{game.pk}/close/")
+
+    assert 'id="round-in-play"' not in page.content.decode()
+
+
+def test_the_games_page_flags_a_game_with_a_disputed_round(signed_in, played):
+    from referee.models import RoundVerification
+
+    before = text(signed_in.get("/games/"))
+    RoundVerification.objects.create(
+        game=played, round_number=1, status=RoundVerification.Status.DISPUTED, reason="1 stone"
+    )
+
+    after = text(signed_in.get("/games/"))
+
+    assert "disputed round" not in before
+    assert "1 disputed round" in after
+
+
+def test_the_manage_page_speaks_of_the_game_not_of_its_version(signed_in, played):
+    page = text(signed_in.get(f"/games/{played.pk}/manage/"))
+
+    assert "Open: events can be entered." in page
+    assert "version" not in page.lower()
+
+
+def test_the_standings_page_offers_a_spreadsheet_and_explains_net_stones_R22(client, club_game):
+    client.force_login(club_game.created_by)
+
+    page = client.get("/clubs/makassar/standings/")
+    link = re.search(r'id="standings-spreadsheet"[^>]*href="([^"]+)"', page.content.decode())
+    sheet = client.get(html.unescape(link.group(1)))
+
+    assert "Net stones are the stones a player received" in text(page)
+    assert sheet.status_code == 200
+    assert sheet["Content-Type"].startswith("text/csv")
+    assert "Andi" in sheet.content.decode("utf-8-sig")

@@ -327,3 +327,13 @@ def test_a_substitute_sits_at_the_room_view_too_R38(club, organiser, players) ->
     assert row is not None
     assert "Guest Zaki" in row.group(1)
     assert "Evi" not in row.group(1)
+
+
+def test_the_room_view_says_what_stones_received_means_R22(club, organiser, players) -> None:
+    game = club_game(club, organiser, players[:5])
+    enter(game, scorekeeper(game), CEKI_ROUND)
+
+    html = page_of(club)
+
+    assert 'id="stones-received-explained"' in html
+    assert "Fewer is better (R22)." in html
