@@ -142,7 +142,12 @@ LANGUAGES = [
 ]
 USE_I18N = True
 LOCALE_PATHS = [BASE_DIR / "locale"]
-TIME_ZONE = "UTC"
+# English dates day first and a 24-hour clock (config/formats/en/formats.py); the other
+# languages keep Django's own formats.
+FORMAT_MODULE_PATH = ["config.formats"]
+# The server's zone: every instant is stored and answered by the API in UTC; a club's pages
+# show its own (``scoring.Club.time_zone``, an IANA name), this one by default.
+TIME_ZONE = env.time_zone("DJANGO_TIME_ZONE", default="UTC")
 USE_TZ = True
 
 STATIC_URL = "static/"
