@@ -245,7 +245,7 @@ def test_the_date_filters_are_the_clubs_local_dates(member_client, club, season,
     on that local date, from 16:00 UTC on Thursday to 16:00 UTC on Friday."""
     club.time_zone = "Asia/Makassar"
     club.save()
-    utc = dt.timezone.utc
+    utc = dt.UTC
     friday_evening = dt.datetime(2026, 12, 4, 11, 0, tzinfo=utc)  # 19:00 local
     friday_small_hours = dt.datetime(2026, 12, 3, 17, 0, tzinfo=utc)  # Friday 01:00 local
     saturday_small_hours = dt.datetime(2026, 12, 4, 17, 0, tzinfo=utc)  # Saturday 01:00 local
@@ -273,7 +273,7 @@ def test_head_to_head_dates_are_the_clubs_local_dates(member_client, club, seaso
     club.time_zone = "America/Montreal"
     club.save()
     game = GameFactory()
-    at = dt.datetime(2026, 12, 5, 1, 30, tzinfo=dt.timezone.utc)
+    at = dt.datetime(2026, 12, 5, 1, 30, tzinfo=dt.UTC)
     for seat, player in enumerate(players[:2]):
         SeatRoundFactory(
             game=game, round_number=1, seat=seat, season=season, player=player, played_at=at
