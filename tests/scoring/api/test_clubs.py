@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -316,10 +318,17 @@ def test_an_organiser_moves_the_club_to_another_time_zone(club, organiser_client
     assert club.time_zone == "Asia/Makassar"
 
 
-def test_the_api_answers_instants_in_utc_whatever_the_clubs_zone(organiser_client, club):
+def test_the_api_answers_instants_in_utc_whatever_the_clubs_and_servers_zone(
+    organiser_client, club, settings
+):
+    """Issue 28: the API keeps UTC (``Z``); only the pages are local."""
+    settings.TIME_ZONE = "America/Montreal"
     club.time_zone = "Asia/Makassar"
     club.save()
 
     body = organiser_client.get(f"{API}/clubs/{club.slug}/").json()
+    listed = organiser_client.get(f"{API}/clubs/").json()["results"][0]
 
     assert body["created_at"].endswith("Z")
+    assert listed["created_at"] == body["created_at"]
+    assert dt.datetime.fromisoformat(body["created_at"]) == club.created_at
