@@ -54,15 +54,9 @@ class PlayedBetweenFilter(django_filters.FilterSet):
         return queryset.filter(played_at__lt=zones.day_end(value, self.zone))
 
 
-class RowsFilterBackend(DjangoFilterBackend):  # type: ignore[misc]
-    """django-filter's backend for a view whose queryset is seat-rounds or, when no filter
-    is asked for, stored totals (``PlayerTotals``): these it leaves as they are. The dates
-    are those of the view's club (``view.get_club().time_zone``)."""
-
-    def filter_queryset(self, request: Request, queryset: Any, view: Any) -> Any:
-        if queryset.model is not SeatRound:
-            return queryset
-        return super().filter_queryset(request, queryset, view)
+class ClubDatesFilterBackend(DjangoFilterBackend):  # type: ignore[misc]
+    """django-filter's backend whose dates are those of the view's club
+    (``view.get_club().time_zone``): ``played_after``/``played_before`` are local dates."""
 
     def get_filterset_kwargs(self, request: Request, queryset: Any, view: Any) -> Any:
         kwargs = super().get_filterset_kwargs(request, queryset, view)
@@ -70,6 +64,16 @@ class RowsFilterBackend(DjangoFilterBackend):  # type: ignore[misc]
         if get_club is not None:
             kwargs["zone"] = zones.zone(get_club().time_zone)
         return kwargs
+
+
+class RowsFilterBackend(ClubDatesFilterBackend):
+    """The club's dates for a view whose queryset is seat-rounds or, when no filter is
+    asked for, stored totals (``PlayerTotals``): these it leaves as they are."""
+
+    def filter_queryset(self, request: Request, queryset: Any, view: Any) -> Any:
+        if queryset.model is not SeatRound:
+            return queryset
+        return super().filter_queryset(request, queryset, view)
 
 
 class StandingsFilter(PlayedBetweenFilter):

@@ -15,7 +15,6 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
-from django_filters.rest_framework import DjangoFilterBackend  # type: ignore[import-untyped]
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
@@ -42,6 +41,7 @@ from scoring.api import serializers as s
 from scoring.api.filters import (
     STANDINGS_DEFAULT_ORDERING,
     STANDINGS_ORDERING_FIELDS,
+    ClubDatesFilterBackend,
     PlayedBetweenFilter,
     RowsFilterBackend,
     StableOrderingFilter,
@@ -396,7 +396,7 @@ class PlayerRoundsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-ar
     permission_classes = [AllowAny]
     serializer_class = s.PlayerRoundSerializer
     pagination_class = LeaguePagination
-    filter_backends = [DjangoFilterBackend]
+    filter_backends = [ClubDatesFilterBackend]
     filterset_class = PlayedBetweenFilter
 
     def get_queryset(self) -> QuerySet[SeatRound]:
@@ -421,7 +421,7 @@ class PlayerGamesView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg
     permission_classes = [AllowAny]
     serializer_class = s.PlayerGameSerializer
     pagination_class = LeaguePagination
-    filter_backends = [DjangoFilterBackend]
+    filter_backends = [ClubDatesFilterBackend]
     filterset_class = PlayedBetweenFilter
 
     def get_queryset(self) -> QuerySet[Any]:
