@@ -59,7 +59,7 @@ class MembershipInline(admin.TabularInline):  # type: ignore[type-arg]
 
 @admin.register(Club)
 class ClubAdmin(NoDeleteAdmin):
-    list_display = ["name", "slug", "is_public", "created_at"]
+    list_display = ["name", "slug", "is_public", "time_zone", "created_at"]
     list_filter = ["is_public"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}

@@ -52,7 +52,8 @@ def organiser_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
 
     Not signed in: the sign-in page (a phone of the table: 403). Signed in but
     not the game's creator, an organiser of its club, or staff: 403. No such
-    game: 404.
+    game: 404. The page is drawn in the time zone of the game's club
+    (``League.time_zone``; the server's for a friendly game).
     """
 
     @functools.wraps(view)
@@ -69,7 +70,11 @@ def organiser_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
             or league().organises(user=user, game=game)
         ):
             return forbidden(request)
-        return view(request, game, *args, **kwargs)
+        zone = league().time_zone(game=game)
+        if zone is None:
+            return view(request, game, *args, **kwargs)
+        with timezone.override(zone):
+            return view(request, game, *args, **kwargs)
 
     return wrapped
 

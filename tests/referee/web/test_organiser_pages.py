@@ -3,6 +3,7 @@ and closing, through plain form posts — success, refusal, and non-organisers (
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import re
 import uuid
@@ -509,6 +510,73 @@ def test_a_private_clubs_standings_are_refused_to_an_outsider(client, club_game,
     client.force_login(organiser)  # organises no club
 
     assert client.get("/clubs/makassar/standings/").status_code == 403
+
+
+# -- the club's time zone (issue 28) ---------------------------------------------------------
+
+FRIDAY_19_IN_MAKASSAR = dt.datetime(2026, 12, 4, 11, 0, tzinfo=dt.UTC)
+
+
+@pytest.mark.parametrize(
+    ("language", "shown"),
+    [("en", "04/12/2026 19:00"), ("fr", "04/12/2026 19:00"), ("pl", "04-12-2026 19:00")],
+)
+def test_the_organiser_pages_show_the_clubs_local_times(client, club_game, language, shown):
+    """Issue 28: a club in Asia/Makassar (UTC+8) sees its sitting begun at 19:00 local as
+    19:00 (not 11:00, UTC), day before month in English as in French and Polish (R27)."""
+    club = club_game.league.club
+    club.time_zone = "Asia/Makassar"
+    club.save()
+    GameSession.objects.update_or_create(
+        game=club_game, number=1, defaults={"started_at": FRIDAY_19_IN_MAKASSAR}
+    )
+    Game.objects.filter(pk=club_game.pk).update(
+        created_at=FRIDAY_19_IN_MAKASSAR - dt.timedelta(hours=10)
+    )
+    client.force_login(club_game.created_by)
+
+    manage = text(
+        client.get(f"/games/{club_game.pk}/manage/", headers={"accept-language": language})
+    )
+    games = text(client.get("/games/", headers={"accept-language": language}))
+
+    assert shown in manage
+    assert "11:00" not in manage
+    assert shown.split()[0] in games  # created at 01:00 on the 4th, local: not the 3rd (UTC)
+
+
+def test_the_standings_page_filters_by_the_clubs_local_dates(client, club_game):
+    """Issue 28: a round settled at 01:00 on Friday 4 December in Makassar (17:00 UTC on
+    Thursday) is Friday's on the standings page's date filter."""
+    from scoring.models import SeatRound
+
+    club = club_game.league.club
+    club.time_zone = "Asia/Makassar"
+    club.save()
+    SeatRound.objects.filter(game=club_game).update(
+        played_at=dt.datetime(2026, 12, 3, 17, 0, tzinfo=dt.UTC)
+    )
+    client.force_login(club_game.created_by)
+    url = "/clubs/makassar/standings/"
+
+    friday = text(client.get(url, {"played_after": "2026-12-04", "played_before": "2026-12-04"}))
+    thursday = text(client.get(url, {"played_before": "2026-12-03"}))
+    typo = text(client.get(url, {"played_after": "the 4th"}))
+
+    assert "1 Andi 1 1" in friday
+    assert "No round counts yet." in thursday
+    assert "Enter a valid date." in typo  # said, then ignored
+    assert "1 Andi 1 1" in typo
+    assert "in Asia/Makassar" in friday
+
+
+def test_a_friendly_game_shows_the_servers_time(signed_in, played, settings):
+    """Without a club the server's TIME_ZONE is the page's: UTC here (issue 28)."""
+    GameSession.objects.update_or_create(
+        game=played, number=1, defaults={"started_at": FRIDAY_19_IN_MAKASSAR}
+    )
+
+    assert "04/12/2026 11:00" in text(signed_in.get(f"/games/{played.pk}/manage/"))
 
 
 def test_an_event_inserted_before_another_is_judged_with_the_rest_r37_r8(signed_in, played):
