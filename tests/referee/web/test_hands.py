@@ -215,3 +215,25 @@ def test_the_declaring_phone_undoes_its_hand_while_it_is_the_last_entry(joined, 
     assert response.status_code == 200
     assert not Event.objects.filter(game=game, revoked_by__isnull=True).exists()
     assert "Declare my hand" in response.content.decode()
+
+
+def test_the_organisers_pages_show_a_shared_hand_and_no_phone_page_does_R31(
+    joined, django_user_model
+) -> None:
+    """R31: the organiser is told which tiles a declared hand shares with which seat's, on
+    the game's pages, to resolve it; the phones' pages say nothing of it."""
+    organiser = django_user_model.objects.create_user("orga", password="correct horse battery")
+    game = services.game_create(players=list(PLAYERS), created_by=organiser)
+    besse = joined(game, seat=1)
+    declare(besse, game, ["5-6", "1-6", "2-6", "5-5", "3-4"])
+    andi = joined(game, seat=0)
+    declare(andi, game, ["6-6", "0-3", "5-6", "1-4", "0-0"])
+    signed_in = Client()
+    signed_in.force_login(organiser)
+
+    for url in (f"/games/{game.pk}/", f"/games/{game.pk}/manage/"):
+        page = signed_in.get(url).content.decode()
+        assert 'id="shared-hands"' in page, url
+        assert "shares 5-6 with the hand of seat 1" in page
+    for phone in (andi, besse):
+        assert "shared-hands" not in phone.get("/table/").content.decode()
