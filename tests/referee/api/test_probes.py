@@ -623,3 +623,24 @@ def test_a_retry_of_a_judged_key_gets_its_answer_even_once_the_limit_is_reached_
     assert retry["Idempotent-Replayed"] == "true"
     assert_probe_limited(fresh)
     assert in_play.game.refused_events.count() == LIMIT  # the retry was not judged again
+
+
+def test_a_phones_refused_amendments_count_only_when_a_declared_hand_refuses_them_R31(
+    in_play, limit
+):
+    """A phone's correction is judged as a replay: refused because seat 1's declared hand
+    does not hold the tile, it is a probe; refused for a reason any hand would give (the
+    tile is on the table already), it is not."""
+    position = next(
+        e["position"] for e in in_play.events()["events"] if e["payload"].get("tile") == "3-6"
+    )
+    keeper = in_play.scorekeeper
+    for _ in range(LIMIT + 2):  # 6-6 is down already: no hand needed to refuse it
+        refused = in_play.amend(position, {"seat": 1, "tile": "6-6"}, client=keeper)
+        assert refused.json()["code"] == "tile_already_played", refused.content
+    for tile in ("4-6", "2-6", "1-6"):  # seat 1's hand does not hold them
+        refused = in_play.amend(position, {"seat": 1, "tile": tile}, client=keeper)
+        assert refused.json()["code"] == "tile_not_in_hand", refused.content
+
+    assert_probe_limited(in_play.play(2, "2-3", client=keeper))
+    assert TableAlert.objects.get().seats == [1]
