@@ -202,9 +202,12 @@ JOIN_LOCKOUT_SECONDS = env.int("JOIN_LOCKOUT_SECONDS", default=600, minimum=1)
 # runs every GC_THRESHOLD net allocations (0: Python's default, 700).
 GC_THRESHOLD = env.int("GC_THRESHOLD", default=10_000, minimum=0, maximum=MAX_GC_THRESHOLD)
 
-# Probing a declared hand (R31): refusals under R31 and undos of another seat's moves while
+# Probing a declared hand (R31): refusals whose answer depended on another seat's declared
+# hand (an identical one sent again counts once) and undos of another seat's moves while
 # that seat's hand is declared, per joining client (the tokens one device cookie, or one
-# cookieless address, joined to the game share one count), before ``probe_limited`` (429).
+# cookieless address, joined to the game share one count; a device new to the game starts
+# from its address's count), before ``probe_limited`` (429). The organiser is never
+# counted (docs/threat-model.md).
 TABLE_PROBE_LIMIT = env.int("TABLE_PROBE_LIMIT", default=6, minimum=1)
 TABLE_PROBE_SECONDS = env.int("TABLE_PROBE_SECONDS", default=600, minimum=1)
 

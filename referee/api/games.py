@@ -483,6 +483,9 @@ class EventLogView(GameMixin, APIView):
                 "entered_by": a.entered_by,
                 "seats": a.seats,
                 "count": a.count,
+                "round": a.round_number,
+                # The tiles a shared hand shares: the organiser's alone (R31).
+                "tiles": a.tiles if organiser and a.kind == TableAlert.Kind.SHARED else None,
                 "created_at": a.created_at,
             }
             for a in alerts_all[window]
