@@ -472,7 +472,9 @@ def _exact_sampler(
     for i in unseen:
         slots = tuple(k for k, s in enumerate(others) if i not in forbidden[s]) + (len(others),)
         groups.setdefault(slots, []).append(i)
-    classes = sorted(groups.items())
+    everyone = tuple(range(len(others) + 1))
+    # The tiles any seat may hold go last: their split is forced and counted in closed form.
+    classes = sorted(groups.items(), key=lambda item: (item[0] == everyone, item[0]))
     start = (*caps, sleep)
     memo: dict[tuple[int, tuple[int, ...]], list[tuple[int, tuple[int, ...], tuple[int, ...]]]] = {}
     counts: dict[tuple[int, tuple[int, ...]], int] = {}
@@ -499,7 +501,14 @@ def _exact_sampler(
         slots, tiles = classes[index]
         options = []
         total = 0
-        for split in splits(len(tiles), slots, left):
+        if slots == everyone:  # the last group: what room is left is its split
+            if sum(left) != len(tiles):
+                counts[key] = 0
+                return 0
+            candidates = [left]
+        else:
+            candidates = splits(len(tiles), slots, left)
+        for split in candidates:
             after = list(left)
             ways = math.factorial(len(tiles))
             for slot, k in zip(slots, split, strict=True):
