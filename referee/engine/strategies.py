@@ -14,15 +14,14 @@ Strategies (``STRATEGIES``):
 - ``random``: any legal move, uniformly;
 - ``greedy``: the heaviest tile it can play (most pips; a LEMPA before a
   non-double of the same pips), passing only when it must (R8, R9);
-- ``strong``: determinized Monte Carlo. It deals the tiles it cannot see at
-  random among the other seats and the three sleeping places, consistently
-  with what it knows (each seat's tile count, the values it passed on, the
-  tiles asserted sleeping), plays every candidate move out to the end of the
-  round on each deal with ``greedy`` play for every seat, and keeps the move
-  that leaves it holding the fewest stones on average (R22–R25, through
-  ``scoring.core.settlement``). ``STRONG_SAMPLES`` deals a move (at most
-  ``STRONG_PLAYOUTS`` playouts), the same deals for every candidate; a forced
-  move costs nothing.
+- ``strong``: a determinized search (``strong_strategy``). It reads the
+  others' plays and leads as ``greedy``'s as well as their passes, deals the
+  tiles it cannot see uniformly among every deal consistent with that, plays
+  each candidate to the end of the round on each deal with its own later
+  moves searched too, and keeps the move with the fewest stones relative to
+  the others (R22–R25, through ``scoring.core.settlement``). A budget of deals
+  and simulated moves, not of time, bounds a decision; a forced move costs
+  nothing.
 """
 
 from __future__ import annotations
