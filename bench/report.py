@@ -778,6 +778,10 @@ def _profile(p: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _cpu(times: dict[str, float] | None) -> str:
+    return "—" if times is None else f"{_f(times['p50'], 2)} / {_f(times['p99'], 1)}"
+
+
 def _ladder(ladder: dict[str, Any]) -> list[str]:
     lines = [
         "## 6. Computer seats: the strength ladder (R39)",
@@ -806,6 +810,7 @@ def _ladder(ladder: dict[str, Any]) -> list[str]:
                 f"**{_f(a['mean'], 3)}** [{_f(a['low'], 3)}, {_f(a['high'], 3)}]",
                 f"{_f(m['p50'], 2)} / {_f(m['p99'], 1)}",
                 f"{_f(c['p50'], 2)} / {_f(c['p99'], 1)} / {_f(c['max'], 1)}",
+                _cpu(row.get("cpu_ms_per_move_with_a_choice")),
                 f"{row['replays_equal']}/{row['games']}",
                 _f(row["seconds"], 0),
             ]
@@ -819,6 +824,7 @@ def _ladder(ladder: dict[str, Any]) -> list[str]:
             "difference [95 % CI]",
             "ms a move p50 / p99",
             "with a choice p50 / p99 / max",
+            "CPU with a choice p50 / p99",
             "replays equal",
             "s",
         ],
