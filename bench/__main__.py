@@ -104,6 +104,7 @@ class Config:
     ladder_rounds: int
     ladder_game_rounds: int
     ladder_jobs: int
+    ladder_ablation: int
     seed: int
     database: str
     output: str
@@ -162,6 +163,7 @@ class Config:
             ladder_rounds=_int("BENCH_LADDER_ROUNDS", 1000 if quick else 10000),
             ladder_game_rounds=_int("BENCH_LADDER_GAME_ROUNDS", 20),
             ladder_jobs=_int("BENCH_LADDER_JOBS", 0),
+            ladder_ablation=_int("BENCH_LADDER_ABLATION", 0),
             seed=_int("BENCH_SEED", 1),
             database=os.environ.get("BENCH_DATABASE") or "domeng_bench",
             output=os.environ.get("BENCH_OUTPUT") or str(ROOT / "BENCHMARKS.md"),
@@ -413,6 +415,7 @@ def run_ladder(config: Config) -> dict[str, Any]:
         game_rounds=config.ladder_game_rounds,
         seed=config.seed,
         jobs=config.ladder_jobs,
+        ablation=bool(config.ladder_ablation),
     )
     for row in results["rungs"]:
         a = row["advantage"]
@@ -421,6 +424,15 @@ def run_ladder(config: Config) -> dict[str, Any]:
             f"[{a['low']:+.3f}, {a['high']:+.3f}], p50/p99 {row['ms_per_move']['p50']:.2f}/"
             f"{row['ms_per_move']['p99']:.1f} ms a move ({row['seconds']:.0f} s)"
         )
+    for row in results["paired"]:
+        d = row["minus_greedy"]
+        say(
+            f"ladder: {row['tested']} minus greedy vs 4 {row['field']} on the same deals: "
+            f"{d['mean']:+.3f} [{d['low']:+.3f}, {d['high']:+.3f}]"
+        )
+    if "gap_closed" in results:
+        g = results["gap_closed"]
+        say(f"ladder: strong closes {g['share']:.0%} [{g['low']:.0%}, {g['high']:.0%}] of the gap")
     return results
 
 
@@ -611,7 +623,12 @@ def main() -> int:
         saved_path = output.with_suffix(".json")
         saved = json.loads(saved_path.read_text(encoding="utf-8")) if saved_path.exists() else {}
         saved["ladder"] = run_ladder(config)
-        for key in ("BENCH_LADDER_ROUNDS", "BENCH_LADDER_GAME_ROUNDS", "BENCH_LADDER_JOBS"):
+        for key in (
+            "BENCH_LADDER_ROUNDS",
+            "BENCH_LADDER_GAME_ROUNDS",
+            "BENCH_LADDER_JOBS",
+            "BENCH_LADDER_ABLATION",
+        ):
             saved.setdefault("config", {})[key] = getattr(config, key[6:].lower())
         output.write_text(report.render(saved), encoding="utf-8")
         saved_path.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")

@@ -219,7 +219,9 @@ def _ladder_checks(ladder: dict[str, Any]) -> list[tuple[str, bool]]:
                 row["replays_equal"] == row["games"],
             )
         )
-    strong = next((r for r in ladder["rungs"] if r["tested"] == "strong"), None)
+    strong = next(
+        (r for r in ladder["rungs"] if r["tested"] == "strong" and r["field"] == "greedy"), None
+    )
     if strong is not None:
         high = strong["advantage"]["high"]
         found.append(
@@ -229,10 +231,34 @@ def _ladder_checks(ladder: dict[str, Any]) -> list[tuple[str, bool]]:
                 high is not None and high < 0,
             )
         )
+    p99 = max(
+        (r["ms_per_move"]["p99"] for r in ladder["rungs"] if r["tested"] == "strong"), default=0
+    )
+    if strong is not None:
         found.append(
             (
                 f"ladder: strong's p99 time per move ≤ {ladder['max_ms_per_move']:.0f} ms",
-                strong["ms_per_move"]["p99"] <= ladder["max_ms_per_move"],
+                p99 <= ladder["max_ms_per_move"],
+            )
+        )
+    for row in ladder.get("paired", ()):
+        if row["tested"] != "strong":
+            continue
+        high = row["minus_greedy"]["high"]
+        found.append(
+            (
+                f"ladder: strong beats greedy against four {row['field']} on the same deals "
+                "(the 95 % interval of strong minus greedy is below 0)",
+                high is not None and high < 0,
+            )
+        )
+    gap = ladder.get("gap_closed")
+    if gap is not None:
+        found.append(
+            (
+                "ladder: strong closes at least half of the gap between greedy and the "
+                "omniscient seat (the interval's centre)",
+                gap["share"] is not None and gap["share"] >= 0.5,
             )
         )
     return found
@@ -763,6 +789,10 @@ def _profile(p: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _cpu(times: dict[str, float] | None) -> str:
+    return "—" if times is None else f"{_f(times['p50'], 2)} / {_f(times['p99'], 1)}"
+
+
 def _ladder(ladder: dict[str, Any]) -> list[str]:
     lines = [
         "## 6. Computer seats: the strength ladder (R39)",
@@ -791,6 +821,7 @@ def _ladder(ladder: dict[str, Any]) -> list[str]:
                 f"**{_f(a['mean'], 3)}** [{_f(a['low'], 3)}, {_f(a['high'], 3)}]",
                 f"{_f(m['p50'], 2)} / {_f(m['p99'], 1)}",
                 f"{_f(c['p50'], 2)} / {_f(c['p99'], 1)} / {_f(c['max'], 1)}",
+                _cpu(row.get("cpu_ms_per_move_with_a_choice")),
                 f"{row['replays_equal']}/{row['games']}",
                 _f(row["seconds"], 0),
             ]
@@ -804,11 +835,46 @@ def _ladder(ladder: dict[str, Any]) -> list[str]:
             "difference [95 % CI]",
             "ms a move p50 / p99",
             "with a choice p50 / p99 / max",
+            "CPU with a choice p50 / p99",
             "replays equal",
             "s",
         ],
         rows,
     )
+    if ladder.get("paired"):
+        lines += [
+            "",
+            "On the same deals (paired: game g of a field is dealt alike for every tested "
+            "strategy), the tested seat's difference minus greedy's in the same seat, "
+            "with its 95 % interval over the games (negative: better than greedy):",
+            "",
+        ]
+        lines += _table(
+            ["tested", "field", "minus greedy [95 % CI]"],
+            [
+                [
+                    row["tested"],
+                    f"4 × {row['field']}",
+                    f"**{_f(row['minus_greedy']['mean'], 3)}** "
+                    f"[{_f(row['minus_greedy']['low'], 3)}, {_f(row['minus_greedy']['high'], 3)}]",
+                ]
+                for row in ladder["paired"]
+            ],
+        )
+    gap = ladder.get("gap_closed")
+    if gap is not None and gap["share"] is not None:
+        lines += [
+            "",
+            f"**strong closes {_f(100 * gap['share'], 0)} %** of the gap between greedy and the "
+            f"omniscient seat against four greedy (95 % interval {_f(100 * gap['low'], 0)} "
+            f"to {_f(100 * gap['high'], 0)} %; delta method over {gap['n']} paired games).",
+        ]
+        for name, part in ladder.get("ablation", {}).items():
+            if part["share"] is not None:
+                lines.append(
+                    f"- {name}: closes {_f(100 * part['share'], 0)} % "
+                    f"[{_f(100 * part['low'], 0)}, {_f(100 * part['high'], 0)}]"
+                )
     return lines
 
 

@@ -14,17 +14,17 @@ import math
 import random
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from referee.engine.game import Game
-from referee.engine.moves import Play
+from referee.engine.moves import Move, Play
 from referee.engine.records import RECORD_FORMAT, result_of
 from referee.engine.rules import DEFAULT_RULES, RuleSet
 from referee.engine.simulation import deal_hands
-from referee.engine.strategies import STRATEGIES, choose, decision_rng, observe
-from referee.engine.tiles import SEATS
+from referee.engine.strategies import STRATEGIES, SeatView, choose, decision_rng, observe
+from referee.engine.tiles import SEATS, Tile
 
 Z_95 = statistics.NormalDist().inv_cdf(0.975)
 """The normal quantile of a two-sided 95 % interval (≈ 1.96)."""
@@ -39,6 +39,11 @@ T_95 = (
 DecisionTimer = Callable[[str, float, int], None]
 """Told each decision's strategy name, its time in seconds and how many legal moves it
 chose from (``play_game``'s ``timer``; 1 for a forced move)."""
+
+
+Seer = Callable[[SeatView, Sequence[frozenset[Tile]], random.Random], Move]
+"""A yardstick player for measurements only (never a live seat): told the seat's view and
+every seat's unplayed tiles 0–4 (``play_game``'s ``seers``)."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,8 @@ def play_game(
     rules: RuleSet = DEFAULT_RULES,
     players: Sequence[str] | None = None,
     timer: DecisionTimer | None = None,
+    seers: Mapping[str, Seer] | None = None,
+    cpu_timer: DecisionTimer | None = None,
 ) -> PlayedGame:
     """A game of ``rounds`` whole rounds with seat s played by ``strategies[s]`` (five
     names of ``STRATEGIES``), as its record and result.
@@ -66,9 +73,15 @@ def play_game(
     of the seed, the round and the move), so the same arguments give the
     same record. Every hand is declared (R31), so a blocked round needs no
     reveal and every move is judged against its seat's hand as it is pushed.
-    Raises ``ValueError`` for a wrong number of seats or an unknown strategy.
+    ``cpu_timer``: as ``timer``, with each decision's CPU time (this
+    thread's: steadier than the clock on a shared machine). ``seers``: more
+    names, of players that see every hand (the strength ladder's yardsticks;
+    a live seat never does, R39). Raises ``ValueError`` for a wrong number of
+    seats or an unknown strategy.
     """
-    if len(strategies) != SEATS or any(name not in STRATEGIES for name in strategies):
+    seers = seers or {}
+    known = STRATEGIES.keys() | seers.keys()
+    if len(strategies) != SEATS or any(name not in known for name in strategies):
         raise ValueError(f"need five strategies of {sorted(STRATEGIES)}, got {list(strategies)}")
     deal_rng = random.Random(f"{seed}:deal")
     game = Game(rules)
@@ -89,10 +102,17 @@ def play_game(
         seat: int | None = leader
         while seat is not None:
             view = observe(game, seat, hands[seat])
-            started = time.perf_counter()
-            move = choose(strategies[seat], view, decision_rng(seed, number, len(current.moves)))
+            started, started_cpu = time.perf_counter(), time.thread_time()
+            rng = decision_rng(seed, number, len(current.moves))
+            name = strategies[seat]
+            if name in seers:
+                move = seers[name](view, [frozenset(h) for h in hands], rng)
+            else:
+                move = choose(name, view, rng)
             if timer is not None:
-                timer(strategies[seat], time.perf_counter() - started, len(view.legal_moves()))
+                timer(name, time.perf_counter() - started, len(view.legal_moves()))
+            if cpu_timer is not None:
+                cpu_timer(name, time.thread_time() - started_cpu, len(view.legal_moves()))
             game.push(move)
             data["moves"].append(move.to_dict())
             if isinstance(move, Play):

@@ -14,19 +14,19 @@ Strategies (``STRATEGIES``):
 - ``random``: any legal move, uniformly;
 - ``greedy``: the heaviest tile it can play (most pips; a LEMPA before a
   non-double of the same pips), passing only when it must (R8, R9);
-- ``strong``: determinized Monte Carlo. It deals the tiles it cannot see at
-  random among the other seats and the three sleeping places, consistently
-  with what it knows (each seat's tile count, the values it passed on, the
-  tiles asserted sleeping), plays every candidate move out to the end of the
-  round on each deal with ``greedy`` play for every seat, and keeps the move
-  that leaves it holding the fewest stones on average (R22–R25, through
-  ``scoring.core.settlement``). ``STRONG_SAMPLES`` deals a move (at most
-  ``STRONG_PLAYOUTS`` playouts), the same deals for every candidate; a forced
-  move costs nothing.
+- ``strong``: a determinized search (``strong_strategy``). It reads the
+  others' plays and leads as ``greedy``'s as well as their passes, deals the
+  tiles it cannot see uniformly among every deal consistent with that, plays
+  each candidate to the end of the round on each deal with its own later
+  moves searched too, and keeps the move with the fewest stones relative to
+  the others (R22–R25, through ``scoring.core.settlement``). A budget of deals
+  and simulated moves, not of time, bounds a decision; a forced move costs
+  nothing.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -43,9 +43,10 @@ from scoring.core.ledger import Ledger
 STRONG_SAMPLES = 40
 """Deals the ``strong`` strategy samples for each move that is not forced…"""
 
-STRONG_PLAYOUTS = 120
-"""…but no more than this many playouts a move in all (a lead of five tiles: 24 deals),
-which keeps a move within its time budget (R39: at most 200 ms on the bench machine)."""
+STRONG_WORK = 6000
+"""…but no more than this many simulated moves a decision in all (a count, not a clock: the
+same view and seed give the same move), which keeps a move within its time budget (R39: at
+most 200 ms on the bench machine)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +60,10 @@ class SeatView:
     on, R32): per seat 0–4; ``sleeping``: tiles the first lead asserted
     sleeping (R5); ``last_mappano``: the seat of the last tile (R12);
     ``consecutive_passes``: passes since it (R17); ``table`` and
-    ``stones``: the stones now (R22); ``rules``: the game's rule set (R40).
+    ``stones``: the stones now (R22); ``rules``: the game's rule set (R40);
+    ``history``: the round's moves in order as the table saw them, each as
+    (seat, tile or ``None`` for a pass, the end value played on or ``None``
+    for the lead, the open ends before it or ``None`` before the lead).
     """
 
     seat: int
@@ -76,6 +80,7 @@ class SeatView:
     table: int
     stones: tuple[int, ...]
     rules: RuleSet
+    history: tuple[tuple[int, Tile | None, int | None, tuple[int, int] | None], ...] = ()
 
     def legal_moves(self) -> list[Move]:
         """The moves the rules allow this seat with its hand (R5–R9, R11, R31).
@@ -149,7 +154,32 @@ def observe(game: Game, seat: int, hand: Iterable[Tile]) -> SeatView:
         table=standing.table,
         stones=standing.stones,
         rules=game.rules,
+        history=_history(rnd.moves),
     )
+
+
+def _history(
+    moves: Iterable[Move],
+) -> tuple[tuple[int, Tile | None, int | None, tuple[int, int] | None], ...]:
+    """The moves of a round as ``SeatView.history`` gives them (what the whole table saw)."""
+    out: list[tuple[int, Tile | None, int | None, tuple[int, int] | None]] = []
+    ends: tuple[int, int] | None = None
+    for move in moves:
+        if not isinstance(move, Play):
+            out.append((move.seat, None, None, ends))
+            continue
+        tile = move.tile
+        if ends is None:
+            out.append((move.seat, tile, None, None))
+            ends = (tile.low, tile.high)
+            continue
+        on = move.on
+        if on is None:  # not said: the one end it fits, the lower one when it fits both
+            on = min(v for v in ends if tile.carries(v))
+        out.append((move.seat, tile, on, ends))
+        other = tile.high if on == tile.low else tile.low
+        ends = (ends[0], other) if on == ends[1] else (other, ends[1])
+    return tuple(out)
 
 
 Strategy = Callable[[SeatView, random.Random], Move]
@@ -165,28 +195,89 @@ def greedy_strategy(view: SeatView, rng: random.Random) -> Move:
     return max(_moves(view), key=_weight)
 
 
-def strong_strategy(view: SeatView, rng: random.Random) -> Move:
-    """Determinized Monte Carlo over the deals consistent with the view (R39 ``strong``).
+@dataclass(frozen=True, slots=True)
+class StrongConfig:
+    """The ``strong`` strategy's parts, each of which can be switched off to measure it.
 
-    For each of ``STRONG_SAMPLES`` deals of the unseen tiles (fewer when there are
-    many candidates: ``STRONG_PLAYOUTS`` playouts at most), every legal move
-    is played out to the round's end with ``greedy`` play for all seats; the
-    move with the fewest stones held by this seat after the round (its
-    award and any CAMAT reset included, R23–R25) summed over the deals wins,
-    the first in ``legal_moves`` order on a tie.
+    ``infer_plays``: read the others' plays and leads as ``greedy``'s would
+    be (a seat whose plays contradict that is read from its passes only);
+    ``search_own``: optimise its own later moves on each deal (else it plays
+    them ``greedy``); ``relative``: score its stones minus the others' mean
+    (else its own stones); ``exact``: deal the unseen tiles uniformly among
+    every consistent deal (else seat by seat, the old way); ``deals``: deals
+    a move at most; ``work``: the search's budget of moves a decision (a
+    count, not a clock, so a move is reproducible).
     """
+
+    infer_plays: bool = True
+    search_own: bool = True
+    relative: bool = True
+    exact: bool = True
+    deals: int = STRONG_SAMPLES
+    work: int = STRONG_WORK
+
+
+def strong_strategy(view: SeatView, rng: random.Random) -> Move:
+    """Determinized search over the deals consistent with the view (R39 ``strong``).
+
+    What it knows: ``view`` only — its own tiles and the table (ends, every
+    play and pass in order, the first lead's assertion, the stones), never
+    another hand or the sleeping tiles. How it infers: a pass rules out the
+    values passed on (R32); a play or a lead by a seat read as ``greedy``
+    rules out every heavier tile it could have played then (a seat whose
+    later plays contradict that reading, or whose reading admits no deal, is
+    read from its passes only). How it searches: up to ``STRONG_SAMPLES``
+    deals of the unseen tiles, drawn uniformly among every deal consistent
+    with those facts (exact counts, no seat dealt first); on each deal every
+    candidate is played to the round's end with the others playing
+    ``greedy`` and its own later moves optimised on that deal; the move with
+    the lowest mean of (its stones minus the others' mean) after the round
+    wins (R22–R25, through ``scoring.core.settlement``), the heaviest tile on
+    a tie. Budget: at most ``STRONG_WORK`` simulated moves a decision (about
+    30–60 ms on the bench machine, within R39's 200 ms); a forced move costs
+    nothing. The same view and seed give the same move.
+    """
+    return strong_with(STRONG_CONFIG, view, rng)
+
+
+def strong_with(config: StrongConfig, view: SeatView, rng: random.Random) -> Move:
+    """``strong_strategy`` with the parts of ``config`` (the bench measures each part)."""
     moves = _moves(view)
     if len(moves) == 1:
         return moves[0]
-    totals = [0] * len(moves)
-    unseen = _unseen_by_seat(view)
-    for _ in range(min(STRONG_SAMPLES, STRONG_PLAYOUTS // len(moves))):
-        others = _sample_hidden(view, unseen, rng)
+    unseen, forbidden = _constraints(view, config.infer_plays)
+    sampler = _exact_sampler(view, unseen, forbidden) if config.exact else None
+    if sampler is None and config.exact and config.infer_plays:  # no deal fits: passes only
+        unseen, forbidden = _constraints(view, False)
+        sampler = _exact_sampler(view, unseen, forbidden)
+    old = _unseen_by_seat(view) if sampler is None else None
+    firsts = [_first(move) for move in moves]
+    totals = [0.0] * len(moves)
+    work = [0]
+    for _ in range(config.deals):
+        if work[0] >= config.work:
+            break
+        others: dict[int, list[int]] | None
+        if sampler is not None:
+            others = sampler(rng)
+        else:
+            assert old is not None
+            others = _sample_hidden(view, old, rng)
         if others is None:
             continue
-        for index, move in enumerate(moves):
-            totals[index] += _playout(view, others, move)
-    return moves[min(range(len(moves)), key=lambda i: (totals[i], i))]
+        for index, first in enumerate(firsts):
+            totals[index] += _search(view, others, first, config, work)
+    weights = [_weight(move) for move in moves]
+    best = min(range(len(moves)), key=lambda i: (round(totals[i], 9), _negate(weights[i]), i))
+    return moves[best]
+
+
+def _negate(weight: tuple[int, bool, int, int]) -> tuple[int, int, int, int]:
+    return (-weight[0], -int(weight[1]), -weight[2], -weight[3])
+
+
+STRONG_CONFIG = StrongConfig()
+"""The parts the live ``strong`` seat plays with: all of them."""
 
 
 STRATEGIES: dict[str, Strategy] = {
@@ -290,29 +381,233 @@ def _sample_hidden(
     return None
 
 
+def _first(move: Move) -> tuple[int | None, int | None]:
+    """A candidate as the search takes it: (tile number or ``None`` for a pass, end value)."""
+    if isinstance(move, Play):
+        return _NUMBER[move.tile], move.on
+    return None, None
+
+
+def _constraints(view: SeatView, infer_plays: bool) -> tuple[list[int], dict[int, set[int]]]:
+    """The tiles ``view.seat`` cannot see (as numbers) and, per other seat, those it cannot hold.
+
+    A seat cannot hold a tile carrying a value it passed on (R32). With
+    ``infer_plays``, a seat read as ``greedy`` cannot hold a tile heavier (in
+    greedy order) than one it led or played that it could have played instead
+    (it was unplayed and matched an open end then; any tile at a lead that is
+    not the game's first, R6). A seat is not read so when its plays contradict
+    it: it later plays a tile it could not hold, or puts a tile that fits both
+    ends on the higher one.
+    """
+    own = set(view.hand)
+    unseen = [
+        i
+        for i, t in enumerate(ALL_TILES)
+        if t not in view.played and t not in own and t not in view.sleeping
+    ]
+    others = [s for s in range(SEATS) if s != view.seat]
+    forbidden = {
+        s: {i for i in unseen if _LOW[i] in view.passed_on[s] or _HIGH[i] in view.passed_on[s]}
+        for s in others
+    }
+    if not infer_plays:
+        return unseen, forbidden
+    inferred: dict[int, set[int]] = {s: set() for s in others}
+    contradicted: set[int] = set()
+    gone: set[int] = set()
+    for index, (seat, tile, on, ends) in enumerate(view.history):
+        if tile is None:
+            continue
+        number = _NUMBER[tile]
+        if seat in inferred and seat not in contradicted:
+            if number in inferred[seat]:
+                contradicted.add(seat)
+            elif ends is None:
+                if not (index == 0 and view.first_of_game):  # a free lead: its heaviest (R6)
+                    rank = _GREEDY_RANK[number]
+                    inferred[seat].update(
+                        i for i in range(len(ALL_TILES)) if i not in gone and _GREEDY_RANK[i] < rank
+                    )
+            else:
+                fits = [v for v in set(ends) if tile.carries(v)]
+                if len(fits) > 1 and on != min(fits):
+                    contradicted.add(seat)
+                else:
+                    rank = _GREEDY_RANK[number]
+                    inferred[seat].update(
+                        i
+                        for i in range(len(ALL_TILES))
+                        if i not in gone
+                        and _GREEDY_RANK[i] < rank
+                        and (_LOW[i] in ends or _HIGH[i] in ends)
+                    )
+        gone.add(number)
+    for seat in others:
+        if seat not in contradicted:
+            forbidden[seat] |= inferred[seat]
+    return unseen, forbidden
+
+
+Sampler = Callable[[random.Random], dict[int, list[int]]]
+
+
+def _exact_sampler(
+    view: SeatView, unseen: list[int], forbidden: dict[int, set[int]]
+) -> Sampler | None:
+    """Draws deals of ``unseen`` uniformly among all that fit: each other seat ``tiles_left``
+    tiles none of them ``forbidden`` to it, the rest sleeping; ``None`` when none fits.
+
+    Tiles are grouped by the seats that may hold them; the number of deals is
+    counted exactly over the groups (how many of each group each seat gets),
+    and a draw walks the groups choosing each split in proportion to the deals
+    it leaves, then hands a group's tiles out in a random order.
+    """
+    others = [s for s in range(SEATS) if s != view.seat]
+    caps = [view.tiles_left[s] for s in others]
+    sleep = len(unseen) - sum(caps)
+    if sleep < 0:
+        return None
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for i in unseen:
+        slots = tuple(k for k, s in enumerate(others) if i not in forbidden[s]) + (len(others),)
+        groups.setdefault(slots, []).append(i)
+    everyone = tuple(range(len(others) + 1))
+    # The tiles any seat may hold go last: their split is forced and counted in closed form.
+    classes = sorted(groups.items(), key=lambda item: (item[0] == everyone, item[0]))
+    start = (*caps, sleep)
+    memo: dict[tuple[int, tuple[int, ...]], list[tuple[int, tuple[int, ...], tuple[int, ...]]]] = {}
+    counts: dict[tuple[int, tuple[int, ...]], int] = {}
+
+    def splits(n: int, slots: tuple[int, ...], left: tuple[int, ...]) -> list[tuple[int, ...]]:
+        """Every way to put ``n`` tiles in ``slots`` within the room ``left`` (per slot)."""
+        if not slots:
+            return [()] if n == 0 else []
+        head, rest = slots[0], slots[1:]
+        out: list[tuple[int, ...]] = []
+        for k in range(min(n, left[head]), -1, -1):
+            out.extend((k, *tail) for tail in splits(n - k, rest, left))
+        return out
+
+    def count(index: int, left: tuple[int, ...]) -> int:
+        key = (index, left)
+        found = counts.get(key)
+        if found is not None:
+            return found
+        if index == len(classes):
+            total = 1 if not any(left) else 0
+            counts[key] = total
+            return total
+        slots, tiles = classes[index]
+        options = []
+        total = 0
+        if slots == everyone:  # the last group: what room is left is its split
+            if sum(left) != len(tiles):
+                counts[key] = 0
+                return 0
+            candidates = [left]
+        else:
+            candidates = splits(len(tiles), slots, left)
+        for split in candidates:
+            after = list(left)
+            ways = math.factorial(len(tiles))
+            for slot, k in zip(slots, split, strict=True):
+                after[slot] -= k
+                ways //= math.factorial(k)
+            rest = tuple(after)
+            sub = count(index + 1, rest)
+            if sub:
+                options.append((ways * sub, split, rest))
+                total += ways * sub
+        memo[key] = options
+        counts[key] = total
+        return total
+
+    if count(0, start) == 0:
+        return None
+
+    def draw(rng: random.Random) -> dict[int, list[int]]:
+        hands: dict[int, list[int]] = {s: [] for s in others}
+        left = start
+        for index, (slots, tiles) in enumerate(classes):
+            options = memo[(index, left)]
+            pick = rng.randrange(sum(w for w, _, _ in options))
+            chosen = options[-1]
+            for option in options:
+                if pick < option[0]:
+                    chosen = option
+                    break
+                pick -= option[0]
+            _, split, rest = chosen
+            order = list(tiles)
+            rng.shuffle(order)
+            at = 0
+            for slot, k in zip(slots, split, strict=True):
+                if slot < len(others):
+                    hands[others[slot]].extend(order[at : at + k])
+                at += k
+            left = rest
+        for hand in hands.values():
+            hand.sort(key=_GREEDY_RANK.__getitem__)
+        return hands
+
+    return draw
+
+
+def _search(
+    view: SeatView,
+    others: dict[int, list[int]],
+    first: tuple[int | None, int | None],
+    config: StrongConfig,
+    work: list[int],
+) -> float:
+    """The score of playing ``first`` on this deal: ``view.seat``'s stones after the round,
+    minus the others' mean when ``config.relative`` (lower is better)."""
+    me = view.seat
+    if config.relative:
+
+        def score(stones: list[int]) -> float:
+            return stones[me] - (sum(stones) - stones[me]) / (SEATS - 1)
+
+    else:
+
+        def score(stones: list[int]) -> float:
+            return stones[me]
+
+    return _play_round(view, others, first, config.search_own, score, work)
+
+
 def _playout(view: SeatView, others: dict[int, list[int]], first: Move) -> int:
-    """Stones ``view.seat`` holds after its round is played out from ``first`` on this deal.
+    """Stones ``view.seat`` holds after its round is played out ``greedy`` from ``first``."""
+    return int(_play_round(view, others, _first(first), False, lambda st: st[view.seat], [0]))
+
+
+def _play_round(
+    view: SeatView,
+    others: dict[int, list[int]],
+    first: tuple[int | None, int | None],
+    search_own: bool,
+    score: Callable[[list[int]], float],
+    work: list[int],
+) -> float:
+    """``score`` of the stones after the round is played out from ``first`` on this deal.
 
     ``others``: the other seats' tiles as numbers, in greedy order. Every
-    later move is ``greedy``'s (the first tile of a hand in greedy order that
-    an open end takes, on the lower end value if it fits both). A pass's
-    stones are R23a's, reckoned here for speed (one giver: the LAST MAPPANO);
-    the end-of-round award and a CAMAT's election are the rules core's
-    (``scoring.core.settlement``). A test holds it to the core's fold.
+    other seat plays ``greedy`` (the first tile of its hand in greedy order
+    that an open end takes, on the lower end value if it fits both); with
+    ``search_own`` this seat's later moves are each tried and the best kept,
+    else it plays ``greedy`` too. A pass's stones are R23a's, reckoned here
+    for speed (one giver: the LAST MAPPANO); the end-of-round award and a
+    CAMAT's election are the rules core's (``scoring.core.settlement``). A
+    test holds it to the core's fold. ``work[0]`` counts the moves simulated.
     """
-    rules = view.rules
     hands = {s: list(tiles) for s, tiles in others.items()}
     hands[view.seat] = sorted((_NUMBER[t] for t in view.hand), key=_GREEDY_RANK.__getitem__)
-    table, stones = view.table, list(view.stones)
+    tile, on = first
+    left: int
+    right: int
     has_played = list(view.has_played)
     last_mappano = view.last_mappano
-    passes = view.consecutive_passes
     seat = view.seat
-    if isinstance(first, Play):
-        tile: int | None = _NUMBER[first.tile]
-        on = first.on
-    else:
-        tile, on = None, None
     if view.ends is None:  # the lead: its halves are the open ends (R7)
         assert tile is not None
         left, right = _LOW[tile], _HIGH[tile]
@@ -323,8 +618,74 @@ def _playout(view: SeatView, others: dict[int, list[int]], first: Move) -> int:
         tile = -1
     else:
         left, right = view.ends
+    return _continue(
+        view.rules,
+        view.seat,
+        search_own,
+        score,
+        work,
+        hands,
+        left,
+        right,
+        view.table,
+        list(view.stones),
+        has_played,
+        last_mappano,
+        view.consecutive_passes,
+        seat,
+        tile,
+        on,
+    )
+
+
+def _continue(
+    rules: RuleSet,
+    me: int,
+    search_own: bool,
+    score: Callable[[list[int]], float],
+    work: list[int],
+    hands: dict[int, list[int]],
+    left: int,
+    right: int,
+    table: int,
+    stones: list[int],
+    has_played: list[bool],
+    last_mappano: int | None,
+    passes: int,
+    seat: int,
+    tile: int | None,
+    on: int | None,
+) -> float:
+    """The rest of ``_play_round`` from ``seat`` about to play ``tile`` (-1: to choose)."""
     while True:
+        work[0] += 1
         hand = hands[seat]
+        if tile == -1 and search_own and seat == me:
+            options = [
+                (i, v) for i in hand for v in sorted({left, right}) if _LOW[i] == v or _HIGH[i] == v
+            ]
+            if len(options) > 1:
+                return min(
+                    _continue(
+                        rules,
+                        me,
+                        search_own,
+                        score,
+                        work,
+                        {s: list(h) for s, h in hands.items()},
+                        left,
+                        right,
+                        table,
+                        list(stones),
+                        list(has_played),
+                        last_mappano,
+                        passes,
+                        seat,
+                        i,
+                        v,
+                    )
+                    for i, v in options
+                )
         if tile == -1:  # greedy
             tile = None
             for i in hand:
@@ -353,7 +714,7 @@ def _playout(view: SeatView, others: dict[int, list[int]], first: Move) -> int:
                 outcome = RoundOutcome.blocked(manguno=seat, remaining_pips=pips)
                 ledger = Ledger(total=rules.starting_stones, table=table, stones=stones)
                 settlement.round_award(ledger, rules, outcome)
-                return ledger.stones[view.seat]
+                return score(ledger.stones)
         else:
             hand.remove(tile)
             has_played[seat] = True
@@ -378,6 +739,6 @@ def _playout(view: SeatView, others: dict[int, list[int]], first: Move) -> int:
                 ledger = Ledger(total=rules.starting_stones, table=table, stones=stones)
                 settlement.round_award(ledger, rules, outcome)
                 settlement.camat_election(ledger, outcome)
-                return ledger.stones[view.seat]
+                return score(ledger.stones)
         seat = _NEXT_SEAT[seat]
         tile = -1

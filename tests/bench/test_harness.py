@@ -157,9 +157,55 @@ def test_the_ladder_plays_each_rung_replays_its_records_and_times_the_tested_sea
         assert (row["games"], row["rounds"], row["replays_equal"]) == (2, 6, 2)
         assert row["moves"] >= row["moves_with_a_choice"] > 0
         assert row["advantage"]["low"] <= row["advantage"]["mean"] <= row["advantage"]["high"]
+    assert {(r["tested"], r["field"]) for r in results["paired"]} == {
+        (t, f) for t, f in ladder.RUNGS if t != "greedy"
+    }
+    assert results["gap_closed"]["n"] == 2
     text = report.render({"ladder": results, "include_analysis": False})
     assert "## 6. Computer seats: the strength ladder (R39)" in text
     assert "strong vs 4 × greedy" in text
+    assert "of the gap between greedy and the omniscient seat" in text
+
+
+def test_the_gap_closed_is_the_ratio_of_the_paired_means_with_an_interval_r39():
+    greedy = [0.0, 1.0, -1.0, 0.5]
+    best = [g - 4.0 for g in greedy]
+    strong = [g - 2.0 for g in greedy]
+
+    exact = ladder.gap_closed(strong, greedy, best)
+    noisy = ladder.gap_closed(
+        [s + d for s, d in zip(strong, (0.5, -0.5, 0.3, -0.3), strict=True)], greedy, best
+    )
+
+    assert (exact["share"], exact["low"], exact["high"]) == (0.5, 0.5, 0.5)
+    assert noisy["low"] < noisy["share"] == 0.5 < noisy["high"]
+
+
+def test_the_omniscient_yardstick_and_strong_s_search_agree_when_strong_is_told_the_deal_r39():
+    """Two playouts written apart: told the true deal, strong's search scores every move as
+    the omniscient seat's own simulation does, so they choose alike in every game."""
+    from bench.omniscient import omniscient
+    from referee.engine import strategies as engine
+    from referee.engine.selfplay import play_game
+
+    def told(view, hands, rng):
+        moves = view.legal_moves()
+        deal = {
+            s: sorted((engine._NUMBER[t] for t in hands[s]), key=engine._GREEDY_RANK.__getitem__)
+            for s in range(5)
+            if s != view.seat
+        }
+        scores = [
+            engine._search(view, deal, engine._first(m), engine.STRONG_CONFIG, [0]) for m in moves
+        ]
+        return moves[min(range(len(moves)), key=lambda i: (scores[i], i))]
+
+    for game in range(4):
+        seats = ["greedy"] * 5
+        seats[game] = "tested"
+        one = play_game(strategies=seats, rounds=6, seed=game, seers={"tested": told})
+        other = play_game(strategies=seats, rounds=6, seed=game, seers={"tested": omniscient})
+        assert one.record["rounds"] == other.record["rounds"]
 
 
 def ladder_rung(tested: str, high: float, p99: float = 50.0) -> dict:

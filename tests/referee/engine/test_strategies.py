@@ -267,3 +267,104 @@ def test_strong_playouts_agree_with_the_rules_core_on_the_stones_r23(rules):
             for move in data["moves"]:
                 game.push(move)
             assert held == result["rounds"][number]["after"]["stones"][leader]
+
+
+def _late_view() -> SeatView:
+    """Seat 0 with one tile late in a round: the four others hold one tile each, three sleep,
+    seat 1 passed on 4 and seat 3 on 2 (R32)."""
+    hand = [Tile.parse("6-6")]
+    rest = [t for t in ALL_TILES if t not in hand]
+    return _view(
+        ["6-6"],
+        (4, 2),
+        played=frozenset(rest[:20]),
+        tiles_left=(1, 1, 1, 1, 1),
+        passed_on=(frozenset(), frozenset({4}), frozenset(), frozenset({2}), frozenset()),
+    )
+
+
+def test_strong_deals_the_unseen_tiles_uniformly_among_every_consistent_deal_r39():
+    """The exact sampler's per-seat marginals match a brute-force count of all the deals
+    that fit the view (each other seat its count, none with a value it passed on, R32)."""
+    import itertools
+
+    view = _late_view()
+    unseen, forbidden = strategies_module._constraints(view, infer_plays=True)
+    others = [1, 2, 3, 4]
+    deals = [
+        dict(zip(others, pick, strict=True))
+        for pick in itertools.permutations(unseen, 4)
+        if all(pick[k] not in forbidden[s] for k, s in enumerate(others))
+    ]
+    exact = {(s, i): sum(d[s] == i for d in deals) / len(deals) for s in others for i in unseen}
+    sampler = strategies_module._exact_sampler(view, unseen, forbidden)
+    assert sampler is not None
+    rng = random.Random(5)
+    draws = 20000
+    seen: dict[tuple[int, int], int] = {}
+    for _ in range(draws):
+        hands = sampler(rng)
+        for s in others:
+            assert len(hands[s]) == 1
+            assert hands[s][0] not in forbidden[s]
+            seen[s, hands[s][0]] = seen.get((s, hands[s][0]), 0) + 1
+    for key, p in exact.items():
+        assert abs(seen.get(key, 0) / draws - p) < 0.015, key
+
+
+def test_strong_reads_plays_as_greedy_and_never_rules_out_a_greedy_seats_true_tiles_r39():
+    """Against four greedy seats every tile a seat truly holds stays possible for it in the
+    strong seat's inference (from passes, plays and leads), at every decision it makes."""
+    checked = []
+
+    def seer(view, hands, rng):
+        unseen, forbidden = strategies_module._constraints(view, infer_plays=True)
+        for s in range(SEATS):
+            if s != view.seat:
+                assert not {strategies_module._NUMBER[t] for t in hands[s]} & forbidden[s]
+        checked.append(sum(map(len, forbidden.values())))
+        return choose("greedy", view, rng)
+
+    for game in range(3):
+        seats = ["greedy"] * SEATS
+        seats[game] = "probe"
+        play_game(strategies=seats, rounds=8, seed=f"infer:{game}", seers={"probe": seer})
+
+    assert sum(checked) > 0  # plays did rule tiles out
+
+
+def test_strong_holds_fewer_stones_than_greedy_in_the_same_seat_on_the_same_deals_r39():
+    """A small strength check on paired deals (the ladder measures it at scale): over 240
+    rounds against four greedy seats, strong — with a tenth of its deals, to stay fast —
+    holds clearly fewer stones relative to the others than greedy does in its seat."""
+    from referee.engine.selfplay import advantage, mean_stones_held
+    from referee.engine.strategies import StrongConfig, strong_with
+
+    config = StrongConfig(deals=6, work=1200)
+    seers = {"small strong": lambda view, hands, rng: strong_with(config, view, rng)}
+    differences = []
+    for game in range(12):
+        seat = game % SEATS
+        figures = []
+        for tested in ("greedy", "small strong"):
+            seats = ["greedy"] * SEATS
+            seats[seat] = tested
+            played = play_game(strategies=seats, rounds=20, seed=f"paired:{game}", seers=seers)
+            figures.append(advantage(mean_stones_held(played.result), seat))
+        differences.append(figures[1] - figures[0])
+
+    assert sum(differences) / len(differences) < -0.3
+
+
+def test_the_view_keeps_the_round_as_the_table_saw_it_r39():
+    game, hands, seat = _position(11, 2, 9)
+    view = observe(game, seat, hands[seat])
+    rnd = game.rounds[-1].round
+
+    assert [(s, t) for s, t, _, _ in view.history] == [
+        (m.seat, m.tile if isinstance(m, Play) else None) for m in rnd.moves
+    ]
+    lead = view.history[0][1]
+    assert lead is not None
+    assert view.history[0][3] is None
+    assert view.history[1][3] == (lead.low, lead.high)
