@@ -73,12 +73,17 @@ class LeaguePagination(BoundedPageNumberPagination):
 
 
 def _managed_club(request: Request, slug: str) -> Club:
-    """The club in the URL (404) if the caller organises it, else ``not_club_organiser`` (403).
+    """The club in the URL if the caller organises it: 404 if there is no such club or the
+    caller may not read it, else ``not_club_organiser`` (403) for a member who does not
+    organise it.
 
-    Checked before anything else of the club is looked up, so that an outsider
-    learns nothing of its players, seasons or games from a 404.
+    A private club is looked up among the clubs the caller may read
+    (``selectors.clubs_visible``), as ``ClubMixin`` reads do: an outsider's write to it
+    answers the same 404 body as a write to a missing slug, on every method (issue 27), so
+    writes cannot tell which private slugs exist. Checked before anything else of the club
+    is looked up, so that an outsider learns nothing of its players, seasons or games.
     """
-    club = get_object_or_404(Club, slug=slug)
+    club = get_object_or_404(selectors.clubs_visible(user=request.user), slug=slug)
     if not selectors.club_can_manage(user=request.user, club=club):
         raise NotClubOrganiser()
     return club
