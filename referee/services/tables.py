@@ -41,8 +41,9 @@ def join_code_check(*, join_code: str, client: str | JoinClient) -> Game:
     ``client`` is who tries it (``referee.lockouts.JoinClient``: its address as DRF's
     throttle ident gives it, honouring ``NUM_PROXIES``, and its device cookie; a bare
     address is a client without a cookie). Only a wrong code counts against it; after
-    ``settings.JOIN_LOCKOUT_FAILURES`` of them from one phone (or
-    ``JOIN_LOCKOUT_ADDRESS_FAILURES`` from its whole address) within
+    ``settings.JOIN_LOCKOUT_FAILURES`` of them from one phone (a newcomer while its
+    address is being guessed from: ``JOIN_LOCKOUT_NEW_DEVICE_FAILURES``; the whole
+    address: ``JOIN_LOCKOUT_ADDRESS_FAILURES``) within
     ``settings.JOIN_LOCKOUT_SECONDS`` of the first, every attempt is refused with
     ``join_locked_out`` (429, ``retry_after``: the seconds left) until that window ends
     or an organiser lifts it. Raises ``join_code_invalid`` (404) for a wrong code.
