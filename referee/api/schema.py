@@ -1143,13 +1143,24 @@ ETAG_HEADER = OpenApiParameter(
     description='The state\'s version as an entity tag, `"<version>"`: send it back as '
     "`If-Match` (writes) or `If-None-Match` (reads).",
 )
+READ_ETAG_HEADER = OpenApiParameter(
+    "ETag",
+    {"type": "string", "pattern": r'^"\d+\.[0-9a-f]{16}"$', "example": '"7.3f9c1a0b5d2e4f68"'},
+    OpenApiParameter.HEADER,
+    response=[200, 304],
+    description='The entity tag of the body you get, `"<version>.<digest>"` (issue 27): '
+    "callers whose bodies differ (a phone's own declared hand, the organiser's view of a "
+    "blocked round) never share one. Send it back as `If-None-Match` (reads) or `If-Match` "
+    "(writes: only its version is compared).",
+)
 IF_NONE_MATCH_HEADER = OpenApiParameter(
     "If-None-Match",
     {"type": "string", "maxLength": 1024},
     OpenApiParameter.HEADER,
     required=False,
-    description='The `ETag` last seen (`"<version>"`, or a list, or `*`): while the game is '
-    "still at that version the answer is 304 with no body.",
+    description="The `ETag` last seen (or a list, or `*`): while your body is still the one "
+    "it names the answer is 304 with no body. A bare `\"<version>\"` or another caller's "
+    "tag gets the body.",
 )
 ORGANISER_SCHEMES = ("tokenAuth", "cookieAuth")
 
