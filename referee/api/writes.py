@@ -206,6 +206,8 @@ class PerViewer(APIView):
     the writer's view of the state).
     """
 
+    cache_privacy = "always"  # declared in the schema (``referee.api.schema.AutoSchema``)
+
     def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
         response = super().finalize_response(request, response, *args, **kwargs)
         patch_cache_control(response, private=True, no_store=True)

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
+from django.utils.cache import patch_cache_control
 from django_filters.rest_framework import DjangoFilterBackend  # type: ignore[import-untyped]
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -95,7 +96,38 @@ def _validated(serializer_class: type[Any], data: Any, **context: Any) -> dict[s
     return dict(serializer.validated_data)
 
 
-class ClubMixin(APIView):
+class LeagueCaching(APIView):
+    """``Cache-Control: private, no-store`` on every answer that depends on who asks (issue 27).
+
+    A private club's records are its members' (an outsider gets 404 for the same URL),
+    the club list and a club's ``role`` are the caller's, the member list is its
+    organisers', and a write's answer or an error is the caller's: none of them may be
+    kept by a shared cache keyed on the URL, nor stored on the caller's disk. A 200 read
+    of a published club by a view whose body is the same for everyone
+    (``cache_privacy = "unless_public"``) stays cacheable. The OpenAPI schema declares the
+    header on every league operation (``referee.api.schema.AutoSchema``).
+    """
+
+    cache_privacy = "always"  # or "unless_public": a published club's 200 is everyone's
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if not self._same_for_everyone(request, response):
+            patch_cache_control(response, private=True, no_store=True)
+        return response
+
+    def _same_for_everyone(self, request: Request, response: Any) -> bool:
+        club = getattr(self, "_club", None)
+        return (
+            self.cache_privacy == "unless_public"
+            and request.method in ("GET", "HEAD")
+            and response.status_code == 200
+            and club is not None
+            and club.is_public
+        )
+
+
+class ClubMixin(LeagueCaching):
     """The club named in the URL, if the caller may read it — one query.
 
     A private club the caller may not read (an outsider, an anonymous caller, a table
@@ -135,7 +167,7 @@ def _schema_stub(view: Any) -> bool:
 # -- clubs ---------------------------------------------------------------------------------
 
 
-class ClubListCreateView(generics.ListAPIView):  # type: ignore[type-arg]
+class ClubListCreateView(LeagueCaching, generics.ListAPIView):  # type: ignore[type-arg]
     """The clubs you may read; create a club (you become its organiser)."""
 
     permission_classes = [IsAuthenticatedOrReadOnly]
@@ -264,6 +296,7 @@ class MembershipListCreateView(ClubMixin, APIView):
 
 
 class PlayerListCreateView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
+    cache_privacy = "unless_public"
     permission_classes = [IsAuthenticatedOrReadOnly]
     serializer_class = s.PlayerSerializer
     pagination_class = LeaguePagination
@@ -314,6 +347,7 @@ class PlayerListCreateView(ClubMixin, generics.ListAPIView):  # type: ignore[typ
 
 
 class PlayerDetailView(ClubMixin, APIView):
+    cache_privacy = "unless_public"
     permission_classes = [IsAuthenticatedOrReadOnly]
 
     @extend_schema(
@@ -346,7 +380,7 @@ class PlayerDetailView(ClubMixin, APIView):
         return Response(s.PlayerSerializer(player).data)
 
 
-class PlayerMergeView(APIView):
+class PlayerMergeView(LeagueCaching):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -390,6 +424,7 @@ class PlayerMergeView(APIView):
 
 class PlayerRoundsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
     """A player's rounds, newest first, with the named outcomes that fell on them."""
+    cache_privacy = "unless_public"
 
     permission_classes = [AllowAny]
     serializer_class = s.PlayerRoundSerializer
@@ -415,6 +450,7 @@ class PlayerRoundsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-ar
 
 class PlayerGamesView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
     """A player's games, newest first, each with their totals in it."""
+    cache_privacy = "unless_public"
 
     permission_classes = [AllowAny]
     serializer_class = s.PlayerGameSerializer
@@ -442,6 +478,7 @@ class PlayerGamesView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg
 
 
 class SeasonListCreateView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
+    cache_privacy = "unless_public"
     permission_classes = [IsAuthenticatedOrReadOnly]
     serializer_class = s.SeasonSerializer
     pagination_class = LeaguePagination
@@ -489,6 +526,7 @@ class SeasonListCreateView(ClubMixin, generics.ListAPIView):  # type: ignore[typ
 
 
 class SeasonDetailView(ClubMixin, APIView):
+    cache_privacy = "unless_public"
     permission_classes = [IsAuthenticatedOrReadOnly]
 
     @extend_schema(
@@ -518,7 +556,7 @@ class SeasonDetailView(ClubMixin, APIView):
         return Response(s.SeasonSerializer(target).data)
 
 
-class SeasonArchiveView(APIView):
+class SeasonArchiveView(LeagueCaching):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -546,6 +584,7 @@ class SeasonArchiveView(APIView):
 
 
 class ClubGamesView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
+    cache_privacy = "unless_public"
     permission_classes = [AllowAny]
     serializer_class = s.ClubGameSerializer
     pagination_class = LeaguePagination
@@ -570,7 +609,7 @@ class ClubGamesView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
         return super().get(request, *args, **kwargs)
 
 
-class SeatLinkView(APIView):
+class SeatLinkView(LeagueCaching):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -630,6 +669,7 @@ SEPARATOR_PARAM = OpenApiParameter(
 
 class StandingsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
     """Standings of a club: lifetime, or one season's (``season`` in the URL)."""
+    cache_privacy = "unless_public"
 
     permission_classes = [AllowAny]
     serializer_class = s.StandingSerializer
@@ -719,6 +759,7 @@ class SeasonStandingsView(StandingsView):
 
 
 class HeadToHeadView(ClubMixin, APIView):
+    cache_privacy = "unless_public"
     permission_classes = [AllowAny]
 
     @extend_schema(
@@ -767,6 +808,7 @@ class HeadToHeadView(ClubMixin, APIView):
 
 
 class RatingsView(ClubMixin, APIView):
+    cache_privacy = "unless_public"
     permission_classes = [AllowAny]
 
     @extend_schema(
