@@ -199,9 +199,7 @@ def join_failure_record(client: JoinClient) -> None:
     reached ``JOIN_LOCKOUT_FAILURES``: newcomers from then on are on probation."""
     device_key, address_key = _keys(client)
     _window_add(device_key, settings.JOIN_LOCKOUT_SECONDS)
-    _window_add(
-        address_key, settings.JOIN_LOCKOUT_SECONDS, mark_at=settings.JOIN_LOCKOUT_FAILURES
-    )
+    _window_add(address_key, settings.JOIN_LOCKOUT_SECONDS, mark_at=settings.JOIN_LOCKOUT_FAILURES)
 
 
 def join_lockout_lift(address: str) -> None:

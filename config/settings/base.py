@@ -199,9 +199,7 @@ CACHES = {
 #   guessing at this ceiling finds one of 1,000 open games with a probability under 1/5,000.
 JOIN_LOCKOUT_FAILURES = env.int("JOIN_LOCKOUT_FAILURES", default=30, minimum=1)
 JOIN_LOCKOUT_NEW_DEVICE_FAILURES = env.int("JOIN_LOCKOUT_NEW_DEVICE_FAILURES", default=3, minimum=1)
-JOIN_LOCKOUT_ADDRESS_FAILURES = env.int(
-    "JOIN_LOCKOUT_ADDRESS_FAILURES", default=3000, minimum=1
-)
+JOIN_LOCKOUT_ADDRESS_FAILURES = env.int("JOIN_LOCKOUT_ADDRESS_FAILURES", default=3000, minimum=1)
 JOIN_LOCKOUT_SECONDS = env.int("JOIN_LOCKOUT_SECONDS", default=600, minimum=1)
 
 # The serving process's cyclic garbage collector (config/serving.py): its youngest generation

@@ -172,7 +172,7 @@ class GameImportView(APIView):
         responses={201: s.GameCreatedSerializer, **WRITE_PROBLEMS},
     )
     def post(self, request: Request) -> Response:
-        in_league = league().import_query(request.query_params)
+        in_league = league().import_query(request.query_params, user=request.user)
         envelope: dict[str, Any] = {"record": request.data}
         if isinstance(request.data, dict) and "record" in request.data:
             envelope = validated(s.ImportSerializer, request)

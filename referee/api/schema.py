@@ -1159,7 +1159,7 @@ IF_NONE_MATCH_HEADER = OpenApiParameter(
     OpenApiParameter.HEADER,
     required=False,
     description="The `ETag` last seen (or a list, or `*`): while your body is still the one "
-    "it names the answer is 304 with no body. A bare `\"<version>\"` or another caller's "
+    'it names the answer is 304 with no body. A bare `"<version>"` or another caller\'s '
     "tag gets the body.",
 )
 PRIVATE_CACHE_CONTROL = "private, no-store"

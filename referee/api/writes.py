@@ -242,6 +242,6 @@ def validated(serializer_class: type[serializers.Serializer], request: Request) 
         plain = serializer_class.plainly_valid(request.data)
         if plain is not None:
             return plain
-    serializer = serializer_class(data=request.data)
+    serializer = serializer_class(data=request.data, context={"request": request})
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)

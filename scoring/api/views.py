@@ -424,6 +424,7 @@ class PlayerMergeView(LeagueCaching):
 
 class PlayerRoundsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
     """A player's rounds, newest first, with the named outcomes that fell on them."""
+
     cache_privacy = "unless_public"
 
     permission_classes = [AllowAny]
@@ -450,6 +451,7 @@ class PlayerRoundsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-ar
 
 class PlayerGamesView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
     """A player's games, newest first, each with their totals in it."""
+
     cache_privacy = "unless_public"
 
     permission_classes = [AllowAny]
@@ -669,6 +671,7 @@ SEPARATOR_PARAM = OpenApiParameter(
 
 class StandingsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
     """Standings of a club: lifetime, or one season's (``season`` in the URL)."""
+
     cache_privacy = "unless_public"
 
     permission_classes = [AllowAny]

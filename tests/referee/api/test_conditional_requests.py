@@ -300,7 +300,10 @@ def test_if_match_never_matches_a_weak_tag_and_if_none_match_ignores_weakness(ve
 
 
 @settings(deadline=None)
-@given(version=st.integers(min_value=0, max_value=10**12), body=st.dictionaries(st.text(), st.integers()))
+@given(
+    version=st.integers(min_value=0, max_value=10**12),
+    body=st.dictionaries(st.text(), st.integers()),
+)
 def test_a_reads_tag_names_its_version_and_matches_only_its_own_body(version, body):
     """Issue 27: ``"<version>.<digest>"`` names ``version`` for If-Match (strongly) and
     matches If-None-Match only for the same body."""

@@ -28,7 +28,8 @@ def test_state_carries_its_version_as_an_etag_and_answers_304_while_unchanged(le
     response = led.get()
     tag = response["ETag"]
 
-    assert tag.startswith('"1.') and tag == led.get()["ETag"]
+    assert tag.startswith('"1.')
+    assert tag == led.get()["ETag"]
     assert response.json()["version"] == 1
     assert led.get(**{"If-None-Match": tag}).status_code == 304
     led.accept(led.pass_(1))

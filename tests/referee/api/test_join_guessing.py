@@ -103,10 +103,11 @@ def test_a_nat_of_20_phones_keeps_joining_while_one_of_them_guesses_hundreds_of_
 ):
     """19 phones behind one address — 11 with their cookies from before, 4 brand-new ones
     opening the join link, 4 brand-new apps posting with no cookie at all — join with the
-    right code, three times while and twice after, in threads racing a guesser that makes 300 wrong codes,
-    dropping its cookie for a fresh one whenever it is locked out (before, 300 wrong codes
-    from one address locked out every phone behind it). The guesser alone is locked out,
-    the right code included, and each fresh cookie bought it 3 guesses, not 30."""
+    right code, three times while and twice after, in threads racing a guesser that makes
+    300 wrong codes, dropping its cookie for a fresh one whenever it is locked out (before,
+    300 wrong codes from one address locked out every phone behind it). The guesser alone
+    is locked out, the right code included, and each fresh cookie bought it 3 guesses, not
+    30."""
     code = game_code()
     guesser = Phone(live_server.url)
     guesser.open_page()

@@ -56,7 +56,8 @@ def test_a_private_clubs_records_are_private_to_its_members_and_its_404_to_outsi
     assert member.status_code == 200, member.content
     assert is_private(member)
     assert outsider.status_code == missing.status_code == 404
-    assert is_private(outsider) and is_private(missing)
+    assert is_private(outsider)
+    assert is_private(missing)
     assert outsider["Cache-Control"] == missing["Cache-Control"]
 
 
@@ -91,9 +92,12 @@ def test_the_club_list_and_every_write_answer_are_private(club, organiser_client
     )
     refused = APIClient().post(f"{API}/clubs/{club.slug}/players/", {}, format="json")
 
-    assert listed.status_code == 200 and is_private(listed)
-    assert created.status_code == 201 and is_private(created)
-    assert refused.status_code == 401 and is_private(refused)
+    assert listed.status_code == 200
+    assert is_private(listed)
+    assert created.status_code == 201
+    assert is_private(created)
+    assert refused.status_code == 401
+    assert is_private(refused)
 
 
 def test_the_schema_declares_cache_control_on_every_league_operation_issue_27(admin_client):

@@ -104,3 +104,62 @@ def test_a_published_clubs_write_by_an_outsider_is_still_not_club_organiser(
     response = send(_url(club.slug, path, players, season), BODIES[name], format="json")
 
     assert (response.status_code, response.json()["code"]) == (403, "not_club_organiser")
+
+
+def test_a_new_game_for_a_private_clubs_slug_or_season_is_refused_as_a_missing_one(
+    club, outsider_client, season
+):
+    """``POST /games/`` with ``club``/``season``: the hole was 403 ``not_club_organiser``
+    for a private club's slug and 400 for a missing one. Now both are the 400 of a slug (or
+    id) no club has, byte for byte but for the value they echo."""
+    seats = ["Andi", "Besse", "Cakra", "Daeng", "Evi"]
+
+    def create(body):
+        return outsider_client.post(f"{API}/games/", {"players": seats, **body}, format="json")
+
+    private = create({"club": club.slug})
+    missing = create({"club": "no-such-club"})
+    private_season = create({"season": season.pk})
+    missing_season = create({"season": 999_999})
+
+    assert private.status_code == missing.status_code == 400
+    assert private.content.replace(club.slug.encode(), b"no-such-club") == missing.content
+    assert private_season.status_code == missing_season.status_code == 400
+    assert private_season.content.replace(str(season.pk).encode(), b"999999") == (
+        missing_season.content
+    )
+
+
+def test_a_new_game_for_a_club_you_see_but_do_not_organise_is_not_club_organiser(
+    club, member_client
+):
+    seats = ["Andi", "Besse", "Cakra", "Daeng", "Evi"]
+
+    response = member_client.post(
+        f"{API}/games/", {"players": seats, "club": club.slug}, format="json"
+    )
+
+    assert (response.status_code, response.json()["code"]) == (403, "not_club_organiser")
+
+
+def test_an_import_into_a_private_clubs_league_is_refused_as_into_a_missing_one(
+    club, outsider_client, season
+):
+    """``POST /games/import/?club=…&season=…``: the same answer for a private club (or its
+    season) as for a missing one, byte for byte but for the value."""
+    record = {"format": "domeng-record/1", "players": ["A", "B", "C", "D", "E"], "rounds": []}
+
+    def imported(query):
+        return outsider_client.post(f"{API}/games/import/?{query}", record, format="json")
+
+    private = imported(f"club={club.slug}")
+    missing = imported("club=no-such-club")
+    private_season = imported(f"season={season.pk}")
+    missing_season = imported("season=999999")
+
+    assert private.status_code == missing.status_code == 400
+    assert private.content.replace(club.slug.encode(), b"no-such-club") == missing.content
+    assert private_season.status_code == missing_season.status_code == 400
+    assert private_season.content.replace(str(season.pk).encode(), b"999999") == (
+        missing_season.content
+    )
