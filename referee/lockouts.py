@@ -30,6 +30,7 @@ import math
 import secrets
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -114,7 +115,7 @@ def _keys(client: JoinClient) -> tuple[str, str]:
     return f"{base}:device:{client.device}", f"{base}:address"
 
 
-def _guessing_since(address_window: dict | None) -> float | None:  # type: ignore[type-arg]
+def _guessing_since(address_window: dict[str, Any] | None) -> float | None:
     """When the address's open window reached ``JOIN_LOCKOUT_FAILURES`` wrong codes (from
     then on someone behind it is guessing), else ``None``."""
     if address_window is None or address_window["until"] <= time.time():
@@ -123,7 +124,7 @@ def _guessing_since(address_window: dict | None) -> float | None:  # type: ignor
     return float(since) if since is not None else None
 
 
-def on_probation(client: JoinClient, address_window: dict | None = None) -> bool:  # type: ignore[type-arg]
+def on_probation(client: JoinClient, address_window: dict[str, Any] | None = None) -> bool:
     """Whether the phone is a newcomer at an address that is being guessed from: its
     address reached ``JOIN_LOCKOUT_FAILURES`` wrong codes in its window, and the phone sends
     no valid cookie or one issued after that moment (``device_issued_at``)."""
@@ -138,7 +139,7 @@ def on_probation(client: JoinClient, address_window: dict | None = None) -> bool
     return issued_at is not None and issued_at >= since
 
 
-def device_limit(client: JoinClient, address_window: dict | None = None) -> int:  # type: ignore[type-arg]
+def device_limit(client: JoinClient, address_window: dict[str, Any] | None = None) -> int:
     """The wrong codes the phone may make in its window: ``JOIN_LOCKOUT_FAILURES``, or
     ``JOIN_LOCKOUT_NEW_DEVICE_FAILURES`` for a newcomer on probation (``on_probation``)."""
     if on_probation(client, address_window):
@@ -152,7 +153,7 @@ def window_left(key: str, limit: int) -> int | None:
     return _left(cache.get(key), limit)
 
 
-def _left(window: dict | None, limit: int) -> int | None:  # type: ignore[type-arg]
+def _left(window: dict[str, Any] | None, limit: int) -> int | None:
     now = time.time()
     if window is None or window["until"] <= now or window["count"] < limit:
         return None
@@ -165,7 +166,7 @@ def window_add(key: str, seconds: int) -> int:
     return int(_window_add(key, seconds)["count"])
 
 
-def _window_add(key: str, seconds: int, *, mark_at: int | None = None) -> dict:  # type: ignore[type-arg]
+def _window_add(key: str, seconds: int, *, mark_at: int | None = None) -> dict[str, Any]:
     """``window_add``, answering the window; with ``mark_at``, the window records when its
     count reached it (``guessing_since``)."""
     now = time.time()
