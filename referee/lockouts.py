@@ -26,6 +26,7 @@ and a restart keeps them.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import secrets
 import time
@@ -34,6 +35,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import connection
 from django.http import HttpRequest, HttpResponse
 
 from referee.exceptions import JoinLockedOut
@@ -178,6 +180,20 @@ def _window_add(key: str, seconds: int, *, mark_at: int | None = None) -> dict[s
         window["guessing_since"] = now
     cache.set(key, window, max(1, math.ceil(window["until"] - now)))
     return window
+
+
+def serialise_attempts(address: str) -> None:
+    """Make the join attempts of ``address`` take turns until the caller's transaction ends
+    (PostgreSQL: a transaction-level advisory lock on the address; elsewhere a no-op, as
+    SQLite has one writer at a time anyway). A guesser's parallel requests would otherwise
+    all pass ``join_lockout_check`` before any of their failures is counted, and counts
+    written at once would overwrite each other."""
+    if connection.vendor != "postgresql":
+        return
+    digest = hashlib.sha256(f"join-attempts:{address}".encode()).digest()
+    key = int.from_bytes(digest[:8], "big", signed=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
 
 
 def join_lockout_check(client: JoinClient) -> None:

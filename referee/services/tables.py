@@ -50,12 +50,17 @@ def join_code_check(*, join_code: str, client: str | JoinClient) -> Game:
     """
     if isinstance(client, str):
         client = JoinClient(address=client)
-    lockouts.join_lockout_check(client)
-    game = Game.objects.filter(
-        join_code=normalise_join_code(join_code), status=Game.Status.OPEN
-    ).first()
+    with transaction.atomic():
+        # One attempt of an address at a time, from its check to its count: parallel
+        # guesses are judged one after the other (``lockouts.serialise_attempts``).
+        lockouts.serialise_attempts(client.address)
+        lockouts.join_lockout_check(client)
+        game = Game.objects.filter(
+            join_code=normalise_join_code(join_code), status=Game.Status.OPEN
+        ).first()
+        if game is None:
+            lockouts.join_failure_record(client)
     if game is None:
-        lockouts.join_failure_record(client)
         raise JoinCodeInvalid()
     return game
 

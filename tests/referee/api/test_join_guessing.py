@@ -216,3 +216,36 @@ def test_the_address_lockout_still_triggers_at_its_higher_ceiling_and_an_organis
     assert honest.join(code)[0] == 201
     assert guessers[0].join(code)[0] == 201
     assert Phone(live_server.url).join(code)[0] == 201
+
+
+def test_a_guessers_parallel_requests_get_no_more_guesses_than_its_limit(live_server, lockout):
+    """30 wrong codes sent at once from one cookie, each in its own thread: without the
+    attempts of an address taking turns, all of them passed the check before any failure
+    was counted (and counts written at once overwrote each other). At most ``FAILURES``
+    are judged; the rest are locked out. (The test server's listen queue may reset a
+    connection under the burst; a reset request is left out.)"""
+    guesser = Phone(live_server.url)
+    guesser.open_page()
+    barrier = threading.Barrier(30)
+    statuses: list[int] = []
+    resets: list[OSError] = []
+
+    def one(n: int) -> None:
+        phone = Phone(live_server.url, device=guesser.device)
+        barrier.wait(60)
+        try:
+            statuses.append(phone.join(wrong(n))[0])
+        except OSError as error:  # ConnectionResetError, URLError
+            resets.append(error)
+
+    threads = [threading.Thread(target=one, args=(n,)) for n in range(30)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+
+    assert len(statuses) + len(resets) == 30
+    assert len(statuses) >= 20, resets
+    assert set(statuses) == {404, 429}
+    assert FAILURES - len(resets) <= statuses.count(404) <= FAILURES
+    assert guesser.join(wrong(99))[0] == 429
