@@ -1,7 +1,13 @@
 """Conditional requests (RFC 9110 §13.1): the one parser of ``If-Match`` and ``If-None-Match``.
 
-A game's entity tag is its version, ``"<version>"`` (strong: two states with the
-same version are byte-for-byte the same game). This module reads the headers'
+A game's entity tags name its version. A write's answer carries ``"<version>"``: that
+answer goes to its writer alone. A read's answer depends on who asks (a phone's own
+declared hand, R31; the organiser's view of a blocked round's hands, R18/R33), so its tag
+is that viewer's body's: ``"<version>.<digest>"`` (``representation_etag``; issue 27),
+and two viewers whose bodies differ never share a strong tag, while one viewer's
+unchanged body keeps its tag. Both spell the version first, so either names it in a
+write's ``If-Match`` (the writes' precondition is about the game's version alone). This
+module reads the headers'
 whole grammar — ``*`` or a comma-separated list of entity tags, each ``"…"`` or
 weak ``W/"…"``, with optional whitespace and empty list elements (§5.6.1) — and
 turns them into the versions a write or a read may proceed at:
@@ -15,15 +21,22 @@ turns them into the versions a write or a read may proceed at:
   ``ConditionalHeaderInvalid`` (HTTP 400, code ``precondition_invalid``),
   never a guess and never a 500.
 
-Only a tag that spells a version canonically (``"0"``, ``"17"``; not ``"017"``)
-can name one; any other well-formed tag is simply some other representation's
+A read's ``If-None-Match`` is compared with the whole tag of the body the caller would
+get (``Conditions.not_modified``): a bare ``"3"``, or another viewer's ``"3.<digest>"``,
+gets the body (200), never a 304 that would let a client keep another viewer's body.
+
+Only a tag that spells a version canonically (``"0"``, ``"17"``, ``"17.<digest>"``; not
+``"017"``) can name one; any other well-formed tag is simply some other representation's
 and matches nothing. Pure Python: the API and the phone form both call it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 MAX_HEADER_LENGTH = 1024
 """Longest ``If-Match`` / ``If-None-Match`` value read (characters); longer is malformed."""
@@ -33,6 +46,11 @@ MAX_VERSION_DIGITS = 18
 # entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE ; etagc = %x21 / %x23-7E / obs-text
 _ENTITY_TAG_RE = re.compile(r'(W/)?"([\x21\x23-\x7e\x80-\xff]*)"')
 _VERSION_RE = re.compile(rf"0|[1-9][0-9]{{0,{MAX_VERSION_DIGITS - 1}}}")
+DIGEST_LENGTH = 16
+"""Hex digits of a body's digest in a read's entity tag (64 bits of SHA-256)."""
+_TAG_VERSION_RE = re.compile(
+    rf"(0|[1-9][0-9]{{0,{MAX_VERSION_DIGITS - 1}}})(?:\.[0-9a-f]{{{DIGEST_LENGTH}}})?"
+)
 _OWS = " \t"
 
 
@@ -59,8 +77,9 @@ class EntityTag:
     weak: bool = False
 
     def version(self) -> int | None:
-        """The game version this tag spells (``"3"`` → 3), else ``None``."""
-        return int(self.opaque) if _VERSION_RE.fullmatch(self.opaque) else None
+        """The game version this tag spells (``"3"`` and ``"3.<digest>"`` → 3), else ``None``."""
+        match = _TAG_VERSION_RE.fullmatch(self.opaque)
+        return int(match.group(1)) if match else None
 
     def __str__(self) -> str:
         return f'{"W/" if self.weak else ""}"{self.opaque}"'
@@ -83,8 +102,24 @@ class EntityTags:
 
 
 def etag(version: int) -> str:
-    """The strong entity tag of a game at ``version``: ``"<version>"``."""
+    """The strong entity tag of a write's answer at ``version``: ``"<version>"``."""
     return f'"{version}"'
+
+
+def body_digest(body: Any) -> str:
+    """``DIGEST_LENGTH`` hex digits of the SHA-256 of ``body``: bytes as they are, anything
+    else as canonical JSON (sorted keys, no spaces; other values by ``str``)."""
+    if not isinstance(body, bytes):
+        body = json.dumps(
+            body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+        ).encode()
+    return hashlib.sha256(body).hexdigest()[:DIGEST_LENGTH]
+
+
+def representation_etag(version: int, body: Any) -> str:
+    """The strong entity tag of one viewer's read of a game at ``version``:
+    ``"<version>.<digest>"`` of the body that viewer gets (``body_digest``)."""
+    return f'"{version}.{body_digest(body)}"'
 
 
 def parse_entity_tags(header: str, value: str) -> EntityTags:
@@ -162,10 +197,16 @@ class Conditions:
                 return False
         return True
 
-    def not_modified(self, version: int) -> bool:
-        """A read's ``If-None-Match`` test (§13.1.2, weak): 304 when it names ``version``."""
+    def not_modified(self, current: str) -> bool:
+        """A read's ``If-None-Match`` test (§13.1.2, weak comparison): 304 when it is ``*``
+        or lists the tag ``current`` of the body this caller would get (weak or not). A
+        tag of the same version for another viewer's body, or a bare ``"<version>"``,
+        does not match: the caller gets its own body."""
         tags = self.if_none_match
-        return tags is not None and (tags.any or version in tags.weak_versions())
+        if tags is None:
+            return False
+        opaque = parse_entity_tags("ETag", current).tags[0].opaque
+        return tags.any or any(tag.opaque == opaque for tag in tags.tags)
 
 
 def conditions_of(*, if_match: str | None, if_none_match: str | None) -> Conditions | None:

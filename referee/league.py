@@ -143,9 +143,10 @@ class League:
         read from the games of ``games_accessible``."""
         return {}
 
-    def import_query(self, query: Mapping[str, Any]) -> dict[str, Any]:
-        """Validate an import's query string (the game's league); keyword arguments for
-        ``game_import``. Raises DRF's ``ValidationError`` (400)."""
+    def import_query(self, query: Mapping[str, Any], *, user: Any = None) -> dict[str, Any]:
+        """Validate an import's query string (the game's league) for ``user`` (a league it
+        may not read is as missing); keyword arguments for ``game_import``. Raises DRF's
+        ``ValidationError`` (400)."""
         return {}
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 from django.db.models import QuerySet
@@ -152,9 +153,11 @@ class ClubLeague(referee_league.League):
 
         return game_list_fields()
 
-    def import_query(self, query: Mapping[str, Any]) -> dict[str, Any]:
+    def import_query(self, query: Mapping[str, Any], *, user: Any = None) -> dict[str, Any]:
         from scoring.api.serializers import GameLeagueQuerySerializer
 
-        league = GameLeagueQuerySerializer(data=query)
+        # A private club the importer may not read is refused as a missing one (issue 27).
+        context = {"request": SimpleNamespace(user=user)}
+        league = GameLeagueQuerySerializer(data=query, context=context)
         league.is_valid(raise_exception=True)
         return dict(league.validated_data)

@@ -188,14 +188,24 @@ CACHES = {
     }
 }
 
-# Wrong join codes from one phone (its address and its ``domeng_device`` cookie) before
-# ``join_locked_out`` (429), counted over a window of this many seconds from the first one.
-# Only failures count: right codes are never throttled. A club's phones share one address
-# (NAT), so one phone's typos lock out that phone only; an address as a whole is locked
-# after JOIN_LOCKOUT_ADDRESS_FAILURES (a client that drops its cookie). An organiser lifts a
-# lockout (``POST /api/v1/join/lockouts/lift/``).
+# Join-code guessing is limited per guesser, not per address (docs/threat-model.md). Only
+# wrong codes count (a right code is never throttled), each in a window of
+# JOIN_LOCKOUT_SECONDS from the window's first one; past a limit every attempt is
+# ``join_locked_out`` (429, Retry-After) until the window ends or an organiser lifts the
+# address's lockouts (``POST /api/v1/join/lockouts/lift/``).
+# - JOIN_LOCKOUT_FAILURES: wrong codes per phone (its ``domeng_device`` cookie at its
+#   address; requests without a cookie share one bucket). A club's phones share one address
+#   (NAT): one phone's typos or guesses lock out that phone only.
+# - JOIN_LOCKOUT_NEW_DEVICE_FAILURES: once an address made JOIN_LOCKOUT_FAILURES wrong codes
+#   in its window (someone behind it is guessing), a cookie issued after that moment, and
+#   the cookieless bucket, may make only this many: a guesser that drops or renews its cookie
+#   gets no fresh budget, while a brand-new phone with the right code still joins.
+# - JOIN_LOCKOUT_ADDRESS_FAILURES: the last line, all of an address's phones together. 3,000
+#   wrong codes per 10 minutes is harmless against 32**10 join codes: a year of one address
+#   guessing at this ceiling finds one of 1,000 open games with a probability under 1/5,000.
 JOIN_LOCKOUT_FAILURES = env.int("JOIN_LOCKOUT_FAILURES", default=30, minimum=1)
-JOIN_LOCKOUT_ADDRESS_FAILURES = env.int("JOIN_LOCKOUT_ADDRESS_FAILURES", default=300, minimum=1)
+JOIN_LOCKOUT_NEW_DEVICE_FAILURES = env.int("JOIN_LOCKOUT_NEW_DEVICE_FAILURES", default=3, minimum=1)
+JOIN_LOCKOUT_ADDRESS_FAILURES = env.int("JOIN_LOCKOUT_ADDRESS_FAILURES", default=3000, minimum=1)
 JOIN_LOCKOUT_SECONDS = env.int("JOIN_LOCKOUT_SECONDS", default=600, minimum=1)
 
 # The serving process's cyclic garbage collector (config/serving.py): its youngest generation

@@ -30,6 +30,7 @@ from referee.api.schema import (
     ETAG_HEADER,
     EXAMPLE_RECORD,
     IF_NONE_MATCH_HEADER,
+    READ_ETAG_HEADER,
     AuditTrailDocument,
     RecordDocument,
     ResultDocument,
@@ -172,7 +173,7 @@ class GameImportView(APIView):
         responses={201: s.GameCreatedSerializer, **WRITE_PROBLEMS},
     )
     def post(self, request: Request) -> Response:
-        in_league = league().import_query(request.query_params)
+        in_league = league().import_query(request.query_params, user=request.user)
         envelope: dict[str, Any] = {"record": request.data}
         if isinstance(request.data, dict) and "record" in request.data:
             envelope = validated(s.ImportSerializer, request)
@@ -202,10 +203,14 @@ class GameDetailView(GameMixin, APIView):
         description="The chain with its open ends, whose turn it is, each seat's name, tiles "
         "played and left, stones; stones on the table, the CAMAT, the round, the last events "
         "with their named outcomes and which tiles can still be played on each end. Sends an "
-        "`ETag` (the version); `If-None-Match` with it (`*`, or a list of tags compared "
-        'weakly: `W/"3"` names version 3) gets 304 while nothing changed; a malformed one '
-        "400 (`precondition_invalid`).",
-        parameters=[IF_NONE_MATCH_HEADER, ETAG_HEADER],
+        '`ETag` of the body you get, `"<version>.<digest>"`: what a game shows depends on '
+        "who asks (a phone's own declared hand, the organiser's view of a blocked round), and "
+        "two callers whose bodies differ never share a tag. `If-None-Match` with it (`*`, or "
+        'a list of tags compared weakly: `W/"3.<digest>"` matches too) gets 304 while your '
+        'body is unchanged; a bare `"<version>"` or another caller\'s tag gets the body; a '
+        "malformed one 400 (`precondition_invalid`). The tag names the version in a write's "
+        "`If-Match`.",
+        parameters=[IF_NONE_MATCH_HEADER, READ_ETAG_HEADER],
         responses={
             200: STATE,
             304: OpenApiResponse(
@@ -216,14 +221,16 @@ class GameDetailView(GameMixin, APIView):
     )
     def get(self, request: Request, game_id: Any) -> Response:
         game = self.get_game(request, game_id)
-        etag = conditional.etag(game.version)
         conditions = conditions_of(request)
-        if conditions is not None and conditions.not_modified(game.version):
-            return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         actor = actor_of(request)
         body = selectors.game_state_for(
             game, viewer=actor.seat, viewer_label=actor.label, organiser=actor.token is None
         )
+        # The tag is this viewer's body's (issue 27): another viewer's tag of the same
+        # version never gets a 304 for a body that differs from theirs.
+        etag = conditional.representation_etag(game.version, body)
+        if conditions is not None and conditions.not_modified(etag):
+            return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         return Response(body, headers={"ETag": etag})
 
 

@@ -1149,14 +1149,48 @@ ETAG_HEADER = OpenApiParameter(
     description='The state\'s version as an entity tag, `"<version>"`: send it back as '
     "`If-Match` (writes) or `If-None-Match` (reads).",
 )
+READ_ETAG_HEADER = OpenApiParameter(
+    "ETag",
+    {"type": "string", "pattern": r'^"\d+\.[0-9a-f]{16}"$', "example": '"7.3f9c1a0b5d2e4f68"'},
+    OpenApiParameter.HEADER,
+    response=[200, 304],
+    description='The entity tag of the body you get, `"<version>.<digest>"` (issue 27): '
+    "callers whose bodies differ (a phone's own declared hand, the organiser's view of a "
+    "blocked round) never share one. Send it back as `If-None-Match` (reads) or `If-Match` "
+    "(writes: only its version is compared).",
+)
 IF_NONE_MATCH_HEADER = OpenApiParameter(
     "If-None-Match",
     {"type": "string", "maxLength": 1024},
     OpenApiParameter.HEADER,
     required=False,
-    description='The `ETag` last seen (`"<version>"`, or a list, or `*`): while the game is '
-    "still at that version the answer is 304 with no body.",
+    description="The `ETag` last seen (or a list, or `*`): while your body is still the one "
+    'it names the answer is 304 with no body. A bare `"<version>"` or another caller\'s '
+    "tag gets the body.",
 )
+PRIVATE_CACHE_CONTROL = "private, no-store"
+CACHE_CONTROL_HEADERS = {
+    "always": OpenApiParameter(
+        "Cache-Control",
+        {"type": "string", "enum": [PRIVATE_CACHE_CONTROL]},
+        OpenApiParameter.HEADER,
+        response=True,
+        description="Every answer depends on who asks (issue 27): no shared cache may keep "
+        "it for another caller, and it is not stored.",
+    ),
+    "unless_public": OpenApiParameter(
+        "Cache-Control",
+        {"type": "string", "enum": [PRIVATE_CACHE_CONTROL]},
+        OpenApiParameter.HEADER,
+        response=True,
+        description="`private, no-store` on every answer that depends on who asks: a "
+        "private club's records (an outsider gets 404 for the same URL), every error and "
+        "every write. Absent on a published club's 200, which is the same for everyone and "
+        "may be cached.",
+    ),
+}
+"""The ``Cache-Control`` response header of an operation whose view says how private its
+answers are (``cache_privacy``: the game views' ``PerViewer``, the league's ``LeagueCaching``)."""
 ORGANISER_SCHEMES = ("tokenAuth", "cookieAuth")
 
 
@@ -1171,6 +1205,8 @@ class AutoSchema(SpectacularAutoSchema):
     - Problems: each status a request can meet whatever the view (``PROBLEM_DESCRIPTIONS``)
       is documented with the ``Problem`` body, unless the view documents it itself; 429 and
       503 with ``Retry-After``.
+    - Caching: a view with ``cache_privacy`` declares ``Cache-Control`` on every response
+      (``CACHE_CONTROL_HEADERS``).
     """
 
     def get_description(self) -> str:  # type: ignore[override]  # drf-spectacular's own
@@ -1199,7 +1235,11 @@ class AutoSchema(SpectacularAutoSchema):
         )
 
     def get_override_parameters(self) -> list[Any]:
-        return [*super().get_override_parameters(), RETRY_AFTER_HEADER]
+        extra = [RETRY_AFTER_HEADER]
+        privacy = getattr(self.view, "cache_privacy", None)
+        if privacy in CACHE_CONTROL_HEADERS:
+            extra.append(CACHE_CONTROL_HEADERS[privacy])
+        return [*super().get_override_parameters(), *extra]
 
     def _get_response_bodies(self, direction: Any = "response") -> Schema:
         responses: Schema = super()._get_response_bodies(direction)

@@ -43,10 +43,14 @@ class JoinView(APIView):
         summary="Join a game with its join code",
         description="A phone gets a table token scoped to one game (and optionally one seat, "
         "which no other phone may then claim: 409 `seat_taken` until the organiser or that "
-        "seat's own phone releases it or its phone leaves). Only wrong codes count: "
-        "after `JOIN_LOCKOUT_FAILURES` of them from one phone (its address and its "
+        "seat's own phone releases it or its phone leaves). Only wrong codes count, per "
+        "guesser: after `JOIN_LOCKOUT_FAILURES` of them from one phone (its address and its "
         "`domeng_device` cookie, set by this answer) it is locked out for a while (429 "
-        "`join_locked_out`, with `Retry-After`: the seconds left); an organiser can lift it.",
+        "`join_locked_out`, with `Retry-After`: the seconds left), not the other phones "
+        "behind its address. While an address is being guessed from, a cookie issued after "
+        "the guessing began, or none, gets `JOIN_LOCKOUT_NEW_DEVICE_FAILURES`; a client "
+        "refused without a cookie retries once with the one this answer sets. The whole "
+        "address is locked at `JOIN_LOCKOUT_ADDRESS_FAILURES`. An organiser can lift it.",
         request=s.JoinSerializer,
         responses={
             201: s.JoinedSerializer,

@@ -206,6 +206,8 @@ class PerViewer(APIView):
     the writer's view of the state).
     """
 
+    cache_privacy = "always"  # declared in the schema (``referee.api.schema.AutoSchema``)
+
     def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
         response = super().finalize_response(request, response, *args, **kwargs)
         patch_cache_control(response, private=True, no_store=True)
@@ -240,6 +242,6 @@ def validated(serializer_class: type[serializers.Serializer], request: Request) 
         plain = serializer_class.plainly_valid(request.data)
         if plain is not None:
             return plain
-    serializer = serializer_class(data=request.data)
+    serializer = serializer_class(data=request.data, context={"request": request})
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)

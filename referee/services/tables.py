@@ -41,20 +41,26 @@ def join_code_check(*, join_code: str, client: str | JoinClient) -> Game:
     ``client`` is who tries it (``referee.lockouts.JoinClient``: its address as DRF's
     throttle ident gives it, honouring ``NUM_PROXIES``, and its device cookie; a bare
     address is a client without a cookie). Only a wrong code counts against it; after
-    ``settings.JOIN_LOCKOUT_FAILURES`` of them from one phone (or
-    ``JOIN_LOCKOUT_ADDRESS_FAILURES`` from its whole address) within
+    ``settings.JOIN_LOCKOUT_FAILURES`` of them from one phone (a newcomer while its
+    address is being guessed from: ``JOIN_LOCKOUT_NEW_DEVICE_FAILURES``; the whole
+    address: ``JOIN_LOCKOUT_ADDRESS_FAILURES``) within
     ``settings.JOIN_LOCKOUT_SECONDS`` of the first, every attempt is refused with
     ``join_locked_out`` (429, ``retry_after``: the seconds left) until that window ends
     or an organiser lifts it. Raises ``join_code_invalid`` (404) for a wrong code.
     """
     if isinstance(client, str):
         client = JoinClient(address=client)
-    lockouts.join_lockout_check(client)
-    game = Game.objects.filter(
-        join_code=normalise_join_code(join_code), status=Game.Status.OPEN
-    ).first()
+    with transaction.atomic():
+        # One attempt of an address at a time, from its check to its count: parallel
+        # guesses are judged one after the other (``lockouts.serialise_attempts``).
+        lockouts.serialise_attempts(client.address)
+        lockouts.join_lockout_check(client)
+        game = Game.objects.filter(
+            join_code=normalise_join_code(join_code), status=Game.Status.OPEN
+        ).first()
+        if game is None:
+            lockouts.join_failure_record(client)
     if game is None:
-        lockouts.join_failure_record(client)
         raise JoinCodeInvalid()
     return game
 

@@ -174,7 +174,8 @@ def live(request: HtmxHttpRequest) -> HttpResponse:
     page = table_page(token, **wanted)
     flash = _recheck(request, page, wanted) if shown is not None else None
     response = render(request, "referee/_live.html", taps.live_context(page, flash))
-    response["ETag"] = conditional.etag(page.state["version"])
+    # The partial is this phone's (its own declared hand, R31): the tag is its body's.
+    response["ETag"] = conditional.representation_etag(page.state["version"], response.content)
     return response
 
 

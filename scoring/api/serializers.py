@@ -358,29 +358,49 @@ class _ClubSlugField(serializers.SlugRelatedField):  # type: ignore[type-arg]
         return super().to_internal_value(data)
 
 
+def _caller(field: serializers.Field) -> Any:  # type: ignore[type-arg]
+    """The user of the request in the serializer's context (``None`` without one)."""
+    return getattr(field.context.get("request"), "user", None)
+
+
+class _VisibleClubSlugField(_ClubSlugField):
+    """A club's slug among the clubs the caller may read: a private club they may not read
+    is refused as a slug no club has (issue 27: one answer for both)."""
+
+    def get_queryset(self) -> Any:
+        return selectors.clubs_visible(user=_caller(self))
+
+
+class _VisibleSeasonField(serializers.PrimaryKeyRelatedField):  # type: ignore[type-arg]
+    """A season's id among the seasons of the clubs the caller may read (as the club's)."""
+
+    def get_queryset(self) -> Any:
+        return Season.objects.filter(club__in=selectors.clubs_visible(user=_caller(self)))
+
+
 class GameLeagueQuerySerializer(serializers.Serializer):  # type: ignore[type-arg]
     """``?club=<slug>&season=<id>`` on a game import: the league the game counts for."""
 
-    club = _ClubSlugField(
+    club = _VisibleClubSlugField(
         slug_field="slug", queryset=Club.objects.all(), required=False, allow_null=True
     )
-    season = serializers.PrimaryKeyRelatedField(
-        queryset=Season.objects.all(), required=False, allow_null=True
-    )
+    season = _VisibleSeasonField(queryset=Season.objects.all(), required=False, allow_null=True)
 
 
 def game_league_fields() -> dict[str, Any]:
     """A new game's league fields (``POST /games/``), new instances on each call: ``club``
-    (its slug) and ``season`` (its id); ``referee.league`` puts them after ``rules``."""
+    (its slug) and ``season`` (its id); ``referee.league`` puts them after ``rules``. Both
+    are looked up among what the caller (``context["request"]``) may read, so a private
+    club's slug or season is refused as a missing one, byte for byte but for the value."""
     return {
-        "club": serializers.SlugRelatedField(
+        "club": _VisibleClubSlugField(
             slug_field="slug",
             queryset=Club.objects.all(),
             required=False,
             allow_null=True,
             help_text="The club the game counts for (its slug); you must organise it.",
         ),
-        "season": serializers.PrimaryKeyRelatedField(
+        "season": _VisibleSeasonField(
             queryset=Season.objects.all(),
             required=False,
             allow_null=True,

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
+from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -74,12 +75,17 @@ class LeaguePagination(BoundedPageNumberPagination):
 
 
 def _managed_club(request: Request, slug: str) -> Club:
-    """The club in the URL (404) if the caller organises it, else ``not_club_organiser`` (403).
+    """The club in the URL if the caller organises it: 404 if there is no such club or the
+    caller may not read it, else ``not_club_organiser`` (403) for a member who does not
+    organise it.
 
-    Checked before anything else of the club is looked up, so that an outsider
-    learns nothing of its players, seasons or games from a 404.
+    A private club is looked up among the clubs the caller may read
+    (``selectors.clubs_visible``), as ``ClubMixin`` reads do: an outsider's write to it
+    answers the same 404 body as a write to a missing slug, on every method (issue 27), so
+    writes cannot tell which private slugs exist. Checked before anything else of the club
+    is looked up, so that an outsider learns nothing of its players, seasons or games.
     """
-    club = get_object_or_404(Club, slug=slug)
+    club = get_object_or_404(selectors.clubs_visible(user=request.user), slug=slug)
     if not selectors.club_can_manage(user=request.user, club=club):
         raise NotClubOrganiser()
     return club
@@ -91,7 +97,38 @@ def _validated(serializer_class: type[Any], data: Any, **context: Any) -> dict[s
     return dict(serializer.validated_data)
 
 
-class ClubMixin(APIView):
+class LeagueCaching(APIView):
+    """``Cache-Control: private, no-store`` on every answer that depends on who asks (issue 27).
+
+    A private club's records are its members' (an outsider gets 404 for the same URL),
+    the club list and a club's ``role`` are the caller's, the member list is its
+    organisers', and a write's answer or an error is the caller's: none of them may be
+    kept by a shared cache keyed on the URL, nor stored on the caller's disk. A 200 read
+    of a published club by a view whose body is the same for everyone
+    (``cache_privacy = "unless_public"``) stays cacheable. The OpenAPI schema declares the
+    header on every league operation (``referee.api.schema.AutoSchema``).
+    """
+
+    cache_privacy = "always"  # or "unless_public": a published club's 200 is everyone's
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if not self._same_for_everyone(request, response):
+            patch_cache_control(response, private=True, no_store=True)
+        return response
+
+    def _same_for_everyone(self, request: Request, response: Any) -> bool:
+        club = getattr(self, "_club", None)
+        return (
+            self.cache_privacy == "unless_public"
+            and request.method in ("GET", "HEAD")
+            and response.status_code == 200
+            and club is not None
+            and club.is_public
+        )
+
+
+class ClubMixin(LeagueCaching):
     """The club named in the URL, if the caller may read it — one query.
 
     A private club the caller may not read (an outsider, an anonymous caller, a table
@@ -131,7 +168,7 @@ def _schema_stub(view: Any) -> bool:
 # -- clubs ---------------------------------------------------------------------------------
 
 
-class ClubListCreateView(generics.ListAPIView):  # type: ignore[type-arg]
+class ClubListCreateView(LeagueCaching, generics.ListAPIView):  # type: ignore[type-arg]
     """The clubs you may read; create a club (you become its organiser)."""
 
     permission_classes = [IsAuthenticatedOrReadOnly]
@@ -267,6 +304,7 @@ class MembershipListCreateView(ClubMixin, APIView):
 
 
 class PlayerListCreateView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
+    cache_privacy = "unless_public"
     permission_classes = [IsAuthenticatedOrReadOnly]
     serializer_class = s.PlayerSerializer
     pagination_class = LeaguePagination
@@ -317,6 +355,7 @@ class PlayerListCreateView(ClubMixin, generics.ListAPIView):  # type: ignore[typ
 
 
 class PlayerDetailView(ClubMixin, APIView):
+    cache_privacy = "unless_public"
     permission_classes = [IsAuthenticatedOrReadOnly]
 
     @extend_schema(
@@ -349,7 +388,7 @@ class PlayerDetailView(ClubMixin, APIView):
         return Response(s.PlayerSerializer(player).data)
 
 
-class PlayerMergeView(APIView):
+class PlayerMergeView(LeagueCaching):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -394,6 +433,8 @@ class PlayerMergeView(APIView):
 class PlayerRoundsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
     """A player's rounds, newest first, with the named outcomes that fell on them."""
 
+    cache_privacy = "unless_public"
+
     permission_classes = [AllowAny]
     serializer_class = s.PlayerRoundSerializer
     pagination_class = LeaguePagination
@@ -418,6 +459,8 @@ class PlayerRoundsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-ar
 
 class PlayerGamesView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
     """A player's games, newest first, each with their totals in it."""
+
+    cache_privacy = "unless_public"
 
     permission_classes = [AllowAny]
     serializer_class = s.PlayerGameSerializer
@@ -445,6 +488,7 @@ class PlayerGamesView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg
 
 
 class SeasonListCreateView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
+    cache_privacy = "unless_public"
     permission_classes = [IsAuthenticatedOrReadOnly]
     serializer_class = s.SeasonSerializer
     pagination_class = LeaguePagination
@@ -492,6 +536,7 @@ class SeasonListCreateView(ClubMixin, generics.ListAPIView):  # type: ignore[typ
 
 
 class SeasonDetailView(ClubMixin, APIView):
+    cache_privacy = "unless_public"
     permission_classes = [IsAuthenticatedOrReadOnly]
 
     @extend_schema(
@@ -521,7 +566,7 @@ class SeasonDetailView(ClubMixin, APIView):
         return Response(s.SeasonSerializer(target).data)
 
 
-class SeasonArchiveView(APIView):
+class SeasonArchiveView(LeagueCaching):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -549,6 +594,7 @@ class SeasonArchiveView(APIView):
 
 
 class ClubGamesView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
+    cache_privacy = "unless_public"
     permission_classes = [AllowAny]
     serializer_class = s.ClubGameSerializer
     pagination_class = LeaguePagination
@@ -573,7 +619,7 @@ class ClubGamesView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
         return super().get(request, *args, **kwargs)
 
 
-class SeatLinkView(APIView):
+class SeatLinkView(LeagueCaching):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -634,6 +680,8 @@ SEPARATOR_PARAM = OpenApiParameter(
 
 class StandingsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
     """Standings of a club: lifetime, or one season's (``season`` in the URL)."""
+
+    cache_privacy = "unless_public"
 
     permission_classes = [AllowAny]
     serializer_class = s.StandingSerializer
@@ -723,6 +771,7 @@ class SeasonStandingsView(StandingsView):
 
 
 class HeadToHeadView(ClubMixin, APIView):
+    cache_privacy = "unless_public"
     permission_classes = [AllowAny]
 
     @extend_schema(
@@ -785,6 +834,7 @@ class HeadToHeadView(ClubMixin, APIView):
 
 
 class RatingsView(ClubMixin, APIView):
+    cache_privacy = "unless_public"
     permission_classes = [AllowAny]
 
     @extend_schema(

@@ -235,9 +235,10 @@ def play(base_url: str, organiser_token: str, record: Record, rounds: int) -> No
 
     check(RoundEnding.BLOCKED in endings, "a blocked round was settled with reveals")
 
-    unchanged = games_state.sync_detailed(
-        game, client=scorekeeper, if_none_match=etag(table.version)
-    )
+    current = games_state.sync_detailed(game, client=scorekeeper)
+    tag = current.headers.get("ETag", "")
+    check(tag.startswith(f'"{table.version}.'), "the state's ETag is its version and its body's")
+    unchanged = games_state.sync_detailed(game, client=scorekeeper, if_none_match=tag)
     check(unchanged.status_code == 304 and unchanged.parsed is None, "304 while unchanged")
 
     trail = expect(games_events_list.sync_detailed(game, client=organiser), 200, AuditTrail)

@@ -205,10 +205,20 @@ def test_a_read_with_a_malformed_if_none_match_is_400_not_a_guess(table, value):
 
 @pytest.mark.parametrize(
     ("header", "status"),
-    [('W/"0"', 304), ('"0"', 304), ('"1", W/"0"', 304), ("*", 304), ('"1"', 200), ('"00"', 200)],
+    [
+        ("W/{tag}", 304),
+        ("{tag}", 304),
+        ('"1", W/{tag}', 304),
+        ("*", 304),
+        ('"1"', 200),
+        ('"00"', 200),
+        ('"0"', 200),  # the version, but not this caller's body (issue 27)
+    ],
 )
 def test_a_read_compares_if_none_match_weakly(table, header, status):
-    assert table.get(**{"If-None-Match": header}).status_code == status
+    tag = table.get()["ETag"]
+
+    assert table.get(**{"If-None-Match": header.format(tag=tag)}).status_code == status
 
 
 # -- writes without an entity tag ----------------------------------------------------------
@@ -286,7 +296,26 @@ def test_if_match_never_matches_a_weak_tag_and_if_none_match_ignores_weakness(ve
     strong_named = any(not weak and opaque == str(version) for weak, opaque in tags)
 
     assert conditional.Conditions(if_match=parsed).admits(version) is strong_named
-    assert conditional.Conditions(if_none_match=parsed).not_modified(version)
+    assert conditional.Conditions(if_none_match=parsed).not_modified(f'"{version}"')
+
+
+@settings(deadline=None)
+@given(
+    version=st.integers(min_value=0, max_value=10**12),
+    body=st.dictionaries(st.text(), st.integers()),
+)
+def test_a_reads_tag_names_its_version_and_matches_only_its_own_body(version, body):
+    """Issue 27: ``"<version>.<digest>"`` names ``version`` for If-Match (strongly) and
+    matches If-None-Match only for the same body."""
+    tag = conditional.representation_etag(version, body)
+    other = conditional.representation_etag(version, {**body, "hand": ["6-6"]})
+    parsed = conditional.parse_entity_tags("If-Match", tag)
+
+    assert conditional.Conditions(if_match=parsed).admits(version)
+    assert not conditional.Conditions(if_match=parsed).admits(version + 1)
+    assert conditional.Conditions(if_none_match=parsed).not_modified(tag)
+    assert tag != other
+    assert not conditional.Conditions(if_none_match=parsed).not_modified(other)
 
 
 @pytest.mark.parametrize("value", MALFORMED)
