@@ -82,8 +82,31 @@ def seat_players(*, game: Game) -> dict[int, int]:
 
 def seats_now(game: Game) -> list[Occupant]:
     """Who sits each seat of ``game`` now (``Game.seats_now``: substitutes applied, R38)
-    with the registered players the league keeps."""
-    return game.seats_now(seat_players(game=game))
+    with the registered players the league keeps; a substitute's player since merged is
+    the player they were merged into (``survivors``). No query beyond ``seat_players``'
+    unless a club player substitutes."""
+    registered = seat_players(game=game)
+    now = game.seats_now(registered)
+    named = {o.player_id for o in now if o.player_id is not None} - set(registered.values())
+    if not named:
+        return now
+    into = survivors(named)
+    return [replace(o, player_id=into.get(o.player_id, o.player_id)) for o in now]
+
+
+def survivors(players: Iterable[int]) -> dict[int, int]:
+    """Each merged player among ``players`` (ids) → the player they were merged into (a
+    merge re-points earlier merges, so one step). Where a game names a player by id
+    outside the league's own rows (a substitute's event, R38), this is who they are now.
+    One query (none for no ids)."""
+    wanted = set(players)
+    if not wanted:
+        return {}
+    return dict(
+        Player.objects.filter(pk__in=wanted, merged_into__isnull=False).values_list(
+            "pk", "merged_into_id"
+        )
+    )
 
 
 # -- who may do what -----------------------------------------------------------------------

@@ -204,11 +204,7 @@ def player_merge(
     _require_organiser(by, survivor.club)
     if survivor.club_id != duplicate.club_id or survivor.pk == duplicate.pk:
         raise MergeInvalid()
-    game_ids = list(
-        SeatPlayer.objects.filter(player=duplicate)
-        .values_list("seat__game_id", flat=True)
-        .distinct()
-    )
+    game_ids = sorted(_games_sat(duplicate), key=str)
     store.lock_games(game_ids)
     locked = {
         p.pk: p
@@ -217,7 +213,7 @@ def player_merge(
     survivor, duplicate = locked[survivor.pk], locked[duplicate.pk]
     if survivor.is_merged or duplicate.is_merged:
         raise PlayerMerged()
-    if SeatPlayer.objects.filter(player=survivor, seat__game_id__in=game_ids).exists():
+    if _games_sat(survivor) & set(game_ids):  # a seat, a substitute's or a round's row
         raise MergeInvalid(
             "These players sat at the same game: they are two people, not duplicates."
         )
@@ -244,6 +240,17 @@ def player_merge(
         survivor.member_number = duplicate.member_number
         survivor.save(update_fields=["member_number"])
     return merge
+
+
+def _games_sat(player: Player) -> set[Any]:
+    """The games ``player`` sat in any way (R38): a seat from the start, a substitute's
+    event naming them, or a seat-round credited to them. Three queries."""
+    seats = SeatPlayer.objects.filter(player=player).values_list("seat__game_id", flat=True)
+    rows = SeatRound.objects.filter(player=player).values_list("game_id", flat=True)
+    subs = Event.objects.filter(
+        kind=Event.Kind.SUBSTITUTE, revoked_by__isnull=True, payload__player=player.pk
+    ).values_list("game_id", flat=True)
+    return {*seats.distinct(), *rows.order_by().distinct(), *subs.distinct()}
 
 
 # -- seasons -------------------------------------------------------------------------------
@@ -1068,7 +1075,7 @@ def game_deleting(*, game: Game) -> None:
 def _players_by_round(game: Game) -> tuple[Any, int | None, int | None]:
     """``(round, seat) → the club player who sat it`` (``None`` for a guest): the seat's,
     or the latest substitute's from that round on (R38); and the game's club and season
-    (ids, or ``None``). One query."""
+    (ids, or ``None``). One query, two when a club player substitutes."""
     game_id = Game._meta.pk.get_db_prep_value(game.pk, connection)  # type: ignore[union-attr]
     with connection.cursor() as cursor:
         cursor.execute(_players_sql(), [game_id])
@@ -1076,12 +1083,14 @@ def _players_by_round(game: Game) -> tuple[Any, int | None, int | None]:
     players = {number: player for number, player, _, _ in rows}
     club_id, season_id = (rows[0][2], rows[0][3]) if rows else (None, None)
     substitutes = sorted(store.state_of(game).substitutes, key=lambda sub: sub[0] or 0)
+    # A substitute's event names its player by id: one merged since is the survivor.
+    into = selectors.survivors(sub[3] for sub in substitutes if isinstance(sub[3], int))
 
     def player_of(number: int, seat: int) -> int | None:
         who = players.get(seat)
         for start, sub_seat, _, player in substitutes:
             if sub_seat == seat and start <= number:
-                who = player
+                who = into.get(player, player)
         return who
 
     return player_of, club_id, season_id
