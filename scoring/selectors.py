@@ -488,7 +488,7 @@ def club_ratings_folded(*, club: Club, season: Season | None = None, model: Any 
     if season is not None:
         ends = ends.filter(season=season)
     rows = ends.order_by("played_at", "game_id", "round_number", "seat").values_list(
-        "game_id", "round_number", "player_id", "camat_elected", "stones_held", "played_at"
+        "game_id", "round_number", "cycle_player_id", "camat_elected", "stones_held", "played_at"
     )
     ratings: dict[int, Any] = {}
     cycles: dict[int, int] = {}

@@ -125,3 +125,105 @@ def test_a_merged_substitutes_rounds_stay_with_the_survivor_after_a_correction_R
     assert _seat4(game) == {2: players[4].pk, 3: survivor.pk, 4: survivor.pk}
     assert SeatRound.objects.filter(player=duplicate).count() == 0
     assert selectors.seats_now(Game.objects.get(pk=game.pk))[4].player_id == survivor.pk
+
+
+# -- ratings: a cycle is rated for who sat it (R38) -------------------------------------------
+
+G101 = "g101_generated_40_rounds"  # elections in rounds 6, 10, 16, 26 and 32
+
+
+def _round_events(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """A record round as the table enters it: moves, then reveals seat 0 to 4 (R34)."""
+    events: list[tuple[str, dict[str, Any]]] = [("move", move) for move in data["moves"]]
+    for seat in range(5):
+        if str(seat) in (data.get("reveal") or {}):
+            events.append(("reveal", {"seat": seat, "tiles": data["reveal"][str(seat)]}))
+        elif str(seat) in (data.get("pips") or {}):
+            events.append(("reveal", {"seat": seat, "pips": data["pips"][str(seat)]}))
+    return events
+
+
+def _cycles_of(club: Any, player: Player) -> int:
+    rated = {r.player: r.cycles for r in selectors.club_ratings(club=club).ratings}
+    return rated.get(player.pk, 0)
+
+
+def _assert_cycle_credit(game: Game, club: Any, cakra: Player, gita: Player) -> None:
+    """Cakra sat seat 2 for rounds 17–25 of the cycle that round 26 ended, Gita only its
+    last round: the cycle is Cakra's; the cycle of rounds 27–32 is all Gita's."""
+    ends = {
+        r.round_number: (r.player_id, r.cycle_player_id)
+        for r in SeatRound.objects.filter(game=game, seat=2, cycle_ended=True)
+    }
+    assert ends[26] == (gita.pk, cakra.pk)  # the round is Gita's, the cycle Cakra's
+    assert ends[32] == (gita.pk, gita.pk)
+    assert _cycles_of(club, cakra) == 4  # rounds 6, 10, 16 and 26
+    assert _cycles_of(club, gita) == 1
+    assert selectors.club_ratings(club=club) == selectors.club_ratings_folded(club=club)
+
+
+def test_a_cycle_is_rated_for_who_sat_most_of_it_not_a_late_substitute_import_R38(
+    import_game, club, players, load_scenario
+):
+    gita = PlayerFactory(club=club, display_name="Gita")
+    record = load_scenario(G101)["record"]
+    record["rounds"][25]["substitutes"] = {"2": "Gita"}  # from round 26
+
+    game = import_game(record, players[:5])
+
+    _assert_cycle_credit(game, club, players[2], gita)
+
+
+def test_a_cycle_is_rated_for_who_sat_most_of_it_when_played_live_R38(
+    organiser, club, players, load_scenario
+):
+    """The live path (each round settled as it is played) credits as the rebuild does."""
+    gita = PlayerFactory(club=club, display_name="Gita")
+    record = load_scenario(G101)["record"]
+    game = referee_services.game_create(
+        players=[p.pk for p in players[:5]], created_by=organiser, club=club
+    )
+    actor = Actor(user=organiser)
+    for number, data in enumerate(record["rounds"], 1):
+        if number == 26:
+            _substituted_at(organiser, game, gita, seat=2, round=26)
+        for kind, payload in _round_events(data):
+            referee_services.event_submit(game_id=game.pk, kind=kind, payload=payload, actor=actor)
+    live = list(
+        SeatRound.objects.filter(game=game).values_list("round_number", "seat", "cycle_player")
+    )
+
+    _assert_cycle_credit(game, club, players[2], gita)
+    league.seat_rounds_rebuild(game=Game.objects.get(pk=game.pk))
+    assert (
+        list(
+            SeatRound.objects.filter(game=game).values_list("round_number", "seat", "cycle_player")
+        )
+        == live
+    )
+
+
+def test_a_merge_moves_the_cycles_rated_for_the_duplicate_R38(
+    import_game, organiser, club, players, load_scenario
+):
+    gita = PlayerFactory(club=club, display_name="Gita")
+    duplicate = PlayerFactory(club=club, display_name="Gita", member_number="G-2")
+    record = load_scenario(G101)["record"]
+    game = import_game(record, players[:5])
+    _substituted_at(organiser, game, duplicate, seat=2, round=26)
+
+    league.player_merge(survivor=gita, duplicate=duplicate, by=organiser)
+
+    _assert_cycle_credit(game, club, players[2], gita)
+    assert not SeatRound.objects.filter(cycle_player=duplicate).exists()
+
+
+def _substituted_at(organiser: Any, game: Game, player: Player, *, seat: int, round: int) -> None:
+    corrections.seat_substitute(
+        game_id=game.pk,
+        seat=seat,
+        round=round,
+        player=player.pk,
+        allow_elsewhere=True,
+        actor=Actor(user=organiser),
+    )
