@@ -83,8 +83,8 @@ class GameListCreateView(PerViewer, generics.ListAPIView):  # type: ignore[type-
         tags=["games"],
         summary="Your games",
         description="The games you may use, newest first: those you created and those of the "
-        "clubs you organise (staff: every game). Paged by cursor (`page_size`; follow `next`), so a "
-        "game created meanwhile never repeats a row of the next page. A game's "
+        "clubs you organise (staff: every game). Paged by cursor (`page_size`; follow "
+        "`next`), so a game created meanwhile never repeats a row of the next page. A game's "
         "state is `GET /games/{id}/`.",
         responses={200: s.GameListItemSerializer(many=True), **PROBLEMS},
     )

@@ -274,7 +274,7 @@ def test_a_table_token_is_refused_where_the_schema_leaves_it_out(table):
 
 
 PAGED = ["/api/v1/clubs/"]
-# Lists that grow while they are read page by cursor (issue 32): ``tests/scoring/api/test_paging.py``.
+# Lists that grow while they are read page by cursor (issue 32; tests/scoring/api/test_paging.py).
 CURSOR_PAGED = [
     "/api/v1/games/",
     "/api/v1/clubs/{slug}/games/",
