@@ -139,6 +139,31 @@ def check_organiser_left(*, club: Club, organisers: set[int]) -> None:
         raise LastOrganiser()
 
 
+def clubs_organised_only_by(*, user: Any) -> list[Club]:
+    """The clubs whose only organiser is ``user`` (a user object or id): deleting the user's
+    account would leave each without one. One query."""
+    pk = getattr(user, "pk", user)
+    others = Membership.objects.filter(club=OuterRef("pk"), role=Membership.Role.ORGANISER).exclude(
+        user_id=pk
+    )
+    return list(
+        Club.objects.filter(memberships__user_id=pk, memberships__role=Membership.Role.ORGANISER)
+        .exclude(Exists(others))
+        .order_by("name", "pk")
+    )
+
+
+def check_user_deletable(*, user: Any) -> None:
+    """Refuse (``last_organiser``, 409) to delete the account of a club's last organiser,
+    which would leave the club with no one to manage it (issue 32): name another organiser
+    first. Asked before any user is deleted (``scoring.receivers.user_deleting``, Django's
+    ``pre_delete``), so the admin, the shell and any service alike keep the rule; the
+    admin's delete page lists those clubs as what protects the account."""
+    clubs = clubs_organised_only_by(user=user)
+    if clubs:
+        raise LastOrganiser(club=clubs[0].slug)
+
+
 # -- players -------------------------------------------------------------------------------
 
 
