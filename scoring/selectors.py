@@ -91,7 +91,10 @@ def seats_now(game: Game) -> list[Occupant]:
     if not named:
         return now
     into = survivors(named)
-    return [replace(o, player_id=into.get(o.player_id, o.player_id)) for o in now]
+    return [
+        o if o.player_id is None else replace(o, player_id=into.get(o.player_id, o.player_id))
+        for o in now
+    ]
 
 
 def survivors(players: Iterable[int]) -> dict[int, int]:
