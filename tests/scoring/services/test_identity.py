@@ -227,3 +227,30 @@ def _substituted_at(organiser: Any, game: Game, player: Player, *, seat: int, ro
         allow_elsewhere=True,
         actor=Actor(user=organiser),
     )
+
+
+def test_every_read_of_who_sat_follows_a_merged_substitute_R38(
+    import_game, organiser, club, players, load_scenario
+):
+    """The club's games list (who sits now), the survivor's history, the standings and
+    their CSV export, and the ratings read the survivor where the duplicate substituted."""
+    record = load_scenario(SCENARIO)["record"]
+    record["rounds"][2].pop("substitutes")
+    game = import_game(record, players[:5])
+    survivor = PlayerFactory(club=club, display_name="Gita")
+    duplicate = PlayerFactory(club=club, display_name="gita")
+    _substituted(organiser, game, duplicate)
+    league.player_merge(survivor=survivor, duplicate=duplicate, by=organiser)
+    client = token_client(organiser)
+    base = f"{API}/clubs/{club.slug}"
+
+    listed = client.get(f"{base}/games/").json()["results"]
+    history = client.get(f"{base}/players/{survivor.pk}/rounds/").json()["results"]
+    standings = client.get(f"{base}/standings/").json()["results"]
+    csv = client.get(f"{base}/standings/?format=csv").content.decode()
+
+    assert [seat["player"] for seat in listed[0]["seats"]][4] == survivor.pk
+    assert sorted(r["round"] for r in history) == [3, 4]
+    rows = {line["player"]: line["rounds_played"] for line in standings}
+    assert (rows[survivor.pk], rows.get(duplicate.pk), rows[players[4].pk]) == (2, None, 1)
+    assert "Gita" in csv and "gita" not in csv
