@@ -126,7 +126,9 @@ def game_import(
     record's names) make it a league game, as in ``game_create``;
     ``played_at`` (a datetime) dates its rounds in the league, else the time
     of the import. Its rulings (void R35, adjustments R36, substitutes R38)
-    are stored as events. Raises the record's first ``RefereeError``;
+    are stored as events; in a club's game a substitute's name that is exactly one club
+    player's is that player (``substitute_players``: a record holds names only), so a
+    game's export imported again credits the same rounds. Raises the record's first ``RefereeError``;
     nothing is stored then.
     """
     parsed = Record.parse(record)
