@@ -128,8 +128,8 @@ def game_import(
     of the import. Its rulings (void R35, adjustments R36, substitutes R38)
     are stored as events; in a club's game a substitute's name that is exactly one club
     player's is that player (``substitute_players``: a record holds names only), so a
-    game's export imported again credits the same rounds. Raises the record's first ``RefereeError``;
-    nothing is stored then.
+    game's export imported again credits the same rounds. Raises the record's first
+    ``RefereeError``; nothing is stored then.
     """
     parsed = Record.parse(record)
     replay(parsed)  # the whole record must be possible before anything is stored
