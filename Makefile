@@ -15,7 +15,7 @@ STAMP := $(VENV)/.installed
 PYTHON_BOOT := $(shell for p in python3.11 python3; do \
 	$$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: run dev demo test test-core bench bench-ladder bench-league bench-corrections bench-load lint schema schema-check install clean \
+.PHONY: run dev demo test test-core bench bench-ladder bench-league bench-corrections bench-long bench-load lint schema schema-check install clean \
 	messages makemessages screenshots clients clients-check
 
 install: $(STAMP)
@@ -65,6 +65,11 @@ bench-load: $(VENV)/.installed-bench
 # last run (BENCH_CORRECTIONS_REPEAT=10 times each way; BENCH_DATABASE to use another database).
 bench-corrections: $(VENV)/.installed-bench
 	scripts/with-postgres $(PY) -m bench --corrections
+
+# A long game alone (R27): each read and ruling at BENCH_LONG_SIZES rounds (40,250,600),
+# BENCH_LONG_REPEAT times, into BENCHMARKS.md/.json of the last run.
+bench-long: $(VENV)/.installed-bench
+	scripts/with-postgres $(PY) -m bench --long
 
 $(VENV)/.installed-bench: pyproject.toml | $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,bench]'

@@ -11,6 +11,8 @@
 
 5. Corrections of round 1 of a 40-round game over the API (``bench.corrections``, R35–R37).
 6. The computer seats' strength ladder (``bench.ladder``, R39), in the rules core alone.
+7. A long game (``bench.long_game``, R27): each read and ruling at 40, 250 and 600 rounds,
+   with its queries, the rounds the rules core begins and the growth ratio.
 
 Every knob is an environment variable (``BENCH_*``, listed in ``Config``);
 ``BENCH_QUICK=1`` is a run of about a minute. ``python -m bench --render`` writes
@@ -21,7 +23,9 @@ into the saved measurements of the last full run. ``python -m bench --league``
 ``BENCH_LEAGUE_REPEAT``) on their own database and prints them (with
 ``BENCH_LEAGUE_OUTPUT``, also as JSON there); BENCHMARKS.md is left as it is.
 ``python -m bench --corrections`` (``make bench-corrections``) runs the corrections
-alone, on its own database, into the saved measurements of the last full run.
+alone, on its own database, into the saved measurements of the last full run;
+``python -m bench --long`` (``make bench-long``) the long game the same way
+(``BENCH_LONG_SIZES``, ``BENCH_LONG_REPEAT``).
 ``python -m bench --load`` (``make bench-load``) runs the live load alone (sections 1–2:
 the moves against the baseline at ``BENCH_TABLES``, then the open loop unless
 ``BENCH_OPEN_TABLES=0``) on its own database and prints it; BENCHMARKS.md is left as it is.
@@ -95,6 +99,8 @@ class Config:
     open_period: float
     open_seconds: float
     corrections_repeat: int
+    long_sizes: tuple[int, ...]
+    long_repeat: int
     ladder_rounds: int
     ladder_game_rounds: int
     ladder_jobs: int
@@ -151,6 +157,8 @@ class Config:
             open_period=float(os.environ.get("BENCH_OPEN_PERIOD") or 5.0),
             open_seconds=float(os.environ.get("BENCH_OPEN_SECONDS") or (15 if quick else 60)),
             corrections_repeat=_int("BENCH_CORRECTIONS_REPEAT", 3 if quick else 10),
+            long_sizes=_ints("BENCH_LONG_SIZES", "40,120" if quick else "40,250,600"),
+            long_repeat=_int("BENCH_LONG_REPEAT", 1 if quick else 3),
             ladder_rounds=_int("BENCH_LADDER_ROUNDS", 1000 if quick else 10000),
             ladder_game_rounds=_int("BENCH_LADDER_GAME_ROUNDS", 20),
             ladder_jobs=_int("BENCH_LADDER_JOBS", 0),
@@ -465,8 +473,48 @@ def run_corrections(config: Config, token: str) -> dict[str, Any]:
     return results
 
 
+def run_long_game(config: Config, token: str) -> dict[str, Any]:
+    """Section 7: a long game's reads and rulings at each size (R27), in-process."""
+    from bench import long_game
+
+    sizes = ", ".join(map(str, config.long_sizes))
+    say(f"a long game at {sizes} rounds, each request {config.long_repeat} times")
+    results = long_game.run(sizes=config.long_sizes, repeat=config.long_repeat, token=token)
+    for line in long_game.say_lines(results):
+        say(line)
+    return results
+
+
 def corrections_alone(config: Config) -> int:
     """``--corrections``: the corrections section alone, into the last full run's report."""
+    return section_alone(
+        config,
+        "corrections",
+        run_corrections,
+        {"BENCH_CORRECTIONS_REPEAT": config.corrections_repeat},
+    )
+
+
+def long_game_alone(config: Config) -> int:
+    """``--long``: the long game section alone, into the last full run's report."""
+    return section_alone(
+        config,
+        "long_game",
+        run_long_game,
+        {
+            "BENCH_LONG_SIZES": ",".join(map(str, config.long_sizes)),
+            "BENCH_LONG_REPEAT": config.long_repeat,
+        },
+    )
+
+
+def section_alone(
+    config: Config,
+    name: str,
+    run: Any,
+    knobs: dict[str, Any],
+) -> int:
+    """One in-process section on its own database, into the last full run's report."""
     with bench_database(config.database) as database_url:
         os.environ.update(server_env(config, database_url))
         import django
@@ -479,7 +527,7 @@ def corrections_alone(config: Config) -> int:
 
         try:
             call_command("migrate", verbosity=0)
-            found = run_corrections(config, create_organiser("bench-organiser"))
+            found = run(config, create_organiser("bench-organiser"))
         finally:
             for connection in connections.all():
                 connection.close()
@@ -489,11 +537,11 @@ def corrections_alone(config: Config) -> int:
     output = Path(config.output)
     saved_path = output.with_suffix(".json")
     saved = json.loads(saved_path.read_text(encoding="utf-8")) if saved_path.exists() else {}
-    saved["corrections"] = found
-    saved.setdefault("config", {})["BENCH_CORRECTIONS_REPEAT"] = config.corrections_repeat
+    saved[name] = found
+    saved.setdefault("config", {}).update(knobs)
     output.write_text(report.render(saved), encoding="utf-8")
     saved_path.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
-    failed = [what for what, ok in report.checks({"corrections": found}) if not ok]
+    failed = [what for what, ok in report.checks({name: found}) if not ok]
     for what in failed:
         say(f"FAILED: {what}")
     return 1 if failed else 0
@@ -550,6 +598,8 @@ def main() -> int:
         return run_league_alone(config)
     if sys.argv[1:] == ["--corrections"]:
         return corrections_alone(config)
+    if sys.argv[1:] == ["--long"]:
+        return long_game_alone(config)
     if sys.argv[1:] == ["--render"]:  # after editing bench/ANALYSIS.md: no new measurement
         output = Path(config.output)
         saved = json.loads(output.with_suffix(".json").read_text(encoding="utf-8"))
@@ -622,6 +672,7 @@ def main() -> int:
             say(f"league reads at {', '.join(map(str, config.league_sizes))} rounds")
             results["league"] = league.run(sizes=config.league_sizes, repeat=config.league_repeat)
             results["corrections"] = run_corrections(config, token)
+            results["long_game"] = run_long_game(config, token)
         finally:
             for connection in connections.all():
                 connection.close()

@@ -196,6 +196,15 @@ def checks(results: dict[str, Any]) -> list[tuple[str, bool]]:
                 not c["failures"],
             )
         )
+    if "long_game" in results:
+        lg = results["long_game"]
+        found.append(
+            (
+                f"long game: after the rulings at {', '.join(map(str, lg['sizes']))} rounds, "
+                "each result equals the replay of its record",
+                not lg["failures"],
+            )
+        )
     if "ladder" in results:
         found += _ladder_checks(results["ladder"])
     return found
@@ -292,6 +301,8 @@ def render(results: dict[str, Any]) -> str:
         out += _profile(results["profile"])
     if "corrections" in results:
         out += _corrections(results["corrections"])
+    if "long_game" in results:
+        out += _long_game(results["long_game"])
     if "ladder" in results:
         out += _ladder(results["ladder"])
     if ANALYSIS.exists() and results.get("include_analysis", True):
@@ -826,5 +837,36 @@ def _corrections(c: dict[str, Any]) -> list[str]:
     head = ["correction", "n", "mean ms", "p50 ms", "max ms", "CPU ms (mean)", "SQL queries"]
     out += _table(head, rows, "lrrrrrr")
     for failure in c["failures"]:
+        out.append(f"- **FAIL**: {failure}")
+    return out + [""]
+
+
+def _long_game(lg: dict[str, Any]) -> list[str]:
+    sizes = lg["sizes"]
+    out = [
+        "## A long game (R27)",
+        "",
+        f"One game imported at {', '.join(map(str, sizes))} rounds (`random_record` seed "
+        f"{lg['seed']}, cut), each request {lg['repeat']} times over the API or the pages "
+        "(Django's test `Client`: the whole stack, no HTTP server; `bench/long_game.py`). "
+        "*ms* is the median wall clock; *begun* the rounds the rules core began answering it "
+        "(a replay of the whole game begins every round again); *growth* the median at "
+        f"{sizes[-1]} rounds over the median at {sizes[0]}.",
+        "",
+    ]
+    head = ["request"]
+    for size in sizes:
+        head += [f"{size}: ms", "queries", "begun"]
+    head.append("growth")
+    rows = []
+    for name, growth in lg["growth"].items():
+        row: list[Any] = [name]
+        for size in sizes:
+            m = next(m for m in lg["measurements"] if m["request"] == name and m["rounds"] == size)
+            row += [_f(m["ms_median"]), m["queries"], m["rounds_begun"]]
+        row.append(f"{growth['time']:.2f}x" if growth["time"] is not None else "—")
+        rows.append(row)
+    out += _table(head, rows, "l" + "rrr" * len(sizes) + "r")
+    for failure in lg["failures"]:
         out.append(f"- **FAIL**: {failure}")
     return out + [""]

@@ -57,7 +57,9 @@ def apply_event(game: Game, kind: str, payload: dict[str, Any]) -> Effects:
     if kind == "move":
         return _move_effects(game, game.push(payload))
     if kind == "hand":
-        game.declare(payload.get("seat"), payload.get("tiles"))  # type: ignore[arg-type]
+        # A table's declaration may share a tile with another seat's (R31: accepted, so
+        # that it answers no question about other hands; the organiser resolves it).
+        game.declare(payload.get("seat"), payload.get("tiles"), shared=True)  # type: ignore[arg-type]
         return Effects(round=game.rounds[-1].round.number)
     if kind == "reveal":
         was_settled = game.current is None

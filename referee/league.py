@@ -14,6 +14,7 @@ the league: no game's club or season, no seat's registered player.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -111,6 +112,11 @@ class League:
     def organises(self, *, user: UserLike, game: Game) -> bool:
         """Whether ``user`` organises the league (club) ``game`` counts for."""
         return False
+
+    def time_zone(self, *, game: Game) -> dt.tzinfo | None:
+        """The time zone of the club ``game`` counts for, in which its organiser's pages
+        show times and dates; ``None`` (the server's, ``TIME_ZONE``) without one."""
+        return None
 
     def games_accessible(self, *, user: UserLike) -> QuerySet[Game]:
         """The games an organiser may list, newest first (staff: every game)."""

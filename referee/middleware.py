@@ -17,11 +17,13 @@ condition is a 412 (``precondition_failed``) and the view never runs.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.utils import timezone
 from django.utils.translation import gettext
 
 from referee import conditional
@@ -220,3 +222,19 @@ class ReleaseRequestMiddleware:
                     view.__dict__.pop(key, None)
         request.__dict__.pop("auth", None)  # DRF's copy of the API token (and its game)
         return response
+
+
+class InstantsInUtcMiddleware:
+    """Under ``/api/`` the current time zone is UTC, whatever the server's ``TIME_ZONE``
+    (``DJANGO_TIME_ZONE``): every instant the API answers is ISO 8601 in UTC with a ``Z``
+    (DRF writes instants in the current zone), and a club's pages, not its API, are local
+    (``scoring.zones.club_time``)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not request.path_info.startswith("/api/"):
+            return self.get_response(request)
+        with timezone.override(dt.UTC):
+            return self.get_response(request)

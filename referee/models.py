@@ -356,17 +356,27 @@ class TableToken(models.Model):
 
 class TableAlert(models.Model):
     """A table token that probed declared hands (R31): too many refusals against them, or
-    undos of another seat's moves. Shown to the organiser and to the seats concerned."""
+    undos of another seat's moves; or a declared hand that shares tiles with another
+    seat's (``shared``, the round's first only, with the ``tiles`` shared and its
+    ``round_number``). Shown to the organiser and to the seats concerned (a shared hand's
+    tiles to the organiser alone)."""
 
     class Kind(models.TextChoices):
         REFUSALS = "refusals", _("refusals against declared hands")
         UNDOS = "undos", _("undos of another seat's moves")
+        SHARED = "shared", _("a declared hand sharing tiles with another seat's")
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="alerts")
     kind = models.CharField(max_length=12, choices=Kind.choices)
     entered_by = models.CharField(max_length=120, help_text="The table token that probed.")
     seats = models.JSONField(default=list, help_text="The seats whose declared hands were probed.")
     count = models.PositiveIntegerField()
+    round_number = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The round of a shared hand."
+    )
+    tiles = models.JSONField(
+        default=list, blank=True, help_text="The tiles a shared hand shares (the organiser's)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

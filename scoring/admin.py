@@ -62,7 +62,7 @@ class MembershipInline(admin.TabularInline):  # type: ignore[type-arg]
 
 @admin.register(Club)
 class ClubAdmin(NoDeleteAdmin):
-    list_display = ["name", "slug", "is_public", "created_at"]
+    list_display = ["name", "slug", "is_public", "time_zone", "created_at"]
     list_filter = ["is_public"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
@@ -149,18 +149,20 @@ class GameLeagueForm(forms.ModelForm):  # type: ignore[type-arg]
         club, season = data.get("club"), data.get("season")
         league = self.league
         if season is not None and club is not None and season.club_id != club.pk:
-            raise forms.ValidationError("This season belongs to another club.")
+            raise forms.ValidationError(gettext("This season belongs to another club."))
         if (
             season is not None
             and season.is_archived
             and (league is None or season.pk != league.season_id)
         ):
-            raise forms.ValidationError("This season is archived.")
+            raise forms.ValidationError(gettext("This season is archived."))
         was = league.club_id if league is not None else None
         if (club.pk if club else None) != was and SeatPlayer.objects.filter(
             seat__game=self.instance
         ).exists():
-            raise forms.ValidationError("Registered players are seated: the club cannot change.")
+            raise forms.ValidationError(
+                gettext("Registered players are seated: the club cannot change.")
+            )
         return data
 
 

@@ -12,7 +12,7 @@ from referee.exceptions import ServiceError
 
 # The field error of a season that ends before it starts, the same from every entry (the
 # API's serializer, the model's ``clean``, the services, the database's constraint).
-ENDS_BEFORE_START = "Ends before it starts."
+ENDS_BEFORE_START = _("Ends before it starts.")
 
 
 class NotClubOrganiser(ServiceError):

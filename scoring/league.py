@@ -6,6 +6,7 @@ module; it calls the registered ``League``.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,7 +16,7 @@ from rest_framework.fields import Field
 from referee import league as referee_league
 from referee.league import LeagueChoice, Seating, UserLike
 from referee.models import Game
-from scoring import selectors, services
+from scoring import selectors, services, zones
 from scoring.exceptions import PlayerTwice
 from scoring.models import Club, Membership, Season
 
@@ -120,6 +121,12 @@ class ClubLeague(referee_league.League):
 
     def games_accessible(self, *, user: UserLike) -> QuerySet[Game]:
         return selectors.games_accessible(user=user)
+
+    def time_zone(self, *, game: Game) -> dt.tzinfo | None:
+        """The zone of the game's club (``Club.time_zone``); ``None`` for a friendly game.
+        No query for a game read with its league, else one (``selectors.game_league``)."""
+        in_league = selectors.game_league(game=game)
+        return zones.zone(in_league.club.time_zone) if in_league is not None else None
 
     def club_players(self, *, game: Game) -> list[tuple[int, str]]:
         in_league = selectors.game_league(game=game)

@@ -23,6 +23,7 @@ from django.utils.translation import gettext_lazy as _
 
 from referee.engine.names import identity_key, is_visible_name
 from scoring.exceptions import ENDS_BEFORE_START
+from scoring.zones import default_time_zone, validate_time_zone
 
 NAME_INVALID = _("A name may not hold invisible or direction-changing characters.")
 
@@ -47,6 +48,13 @@ class Club(models.Model):
     is_public = models.BooleanField(
         default=False,
         help_text="Published: anyone may read its league records (standings, histories).",
+    )
+    time_zone = models.CharField(
+        max_length=64,
+        default=default_time_zone,
+        validators=[validate_time_zone],
+        help_text="Its IANA time zone (e.g. Asia/Makassar): its pages' times and dates, its "
+        "evening and its date filters are local to it. Default: the server's TIME_ZONE.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -48,6 +48,7 @@ from referee.models import Event, Game
 from referee.store import rules_of, state_of
 from referee.web.panels import event_view, round_banner, seat_view
 from referee.web.taps import POLL_SECONDS, HtmxHttpRequest, database_unavailable_as_503
+from scoring import zones
 from scoring.api.filters import STANDINGS_DEFAULT_ORDERING
 from scoring.models import Club, Membership
 from scoring.selectors import club_can_read, league_rows, standings
@@ -56,7 +57,7 @@ ROOM_SALT = "referee.web.room"
 # A shared room link is good for one club night (seconds).
 ROOM_LINK_MAX_AGE = getattr(settings, "DOMENG_ROOM_LINK_MAX_AGE", 24 * 3600)
 # The evening begins at this local hour: a round settled after midnight still counts for
-# the night before it (local time, ``TIME_ZONE``).
+# the night before it (the club's local time, ``Club.time_zone``).
 EVENING_STARTS_AT = 6
 MAX_TABLES = 60  # open games drawn; a club night has a handful
 MAX_STANDINGS = 40  # players listed
@@ -141,10 +142,12 @@ def organised_clubs(user: Any) -> list[Club]:
 # -- what the room shows -------------------------------------------------------------------
 
 
-def evening_start(now: dt.datetime | None = None) -> dt.datetime:
-    """When this evening began: today at ``EVENING_STARTS_AT`` local time, or yesterday's
-    when it is earlier than that (a club night that goes on past midnight)."""
-    local = timezone.localtime(now)
+def evening_start(now: dt.datetime | None = None, tz: dt.tzinfo | None = None) -> dt.datetime:
+    """When this evening began, aware in ``tz`` (a club's zone; default the current one):
+    today at ``EVENING_STARTS_AT`` local time, or yesterday's when it is earlier than that
+    (a club night that goes on past midnight: at 01:15 in Montreal the evening is the
+    previous day's from 06:00 Montreal time)."""
+    local = timezone.localtime(now, tz)
     start = local.replace(hour=EVENING_STARTS_AT, minute=0, second=0, microsecond=0)
     if local < start:
         start -= dt.timedelta(days=1)
@@ -179,7 +182,7 @@ def room_state(club: Club, *, now: dt.datetime | None = None) -> Room:
         _table(number, game, snapshots[game.pk], events[game.pk])
         for number, game in enumerate(games, start=1)
     ]
-    since = evening_start(now)
+    since = evening_start(now, zones.zone(club.time_zone))
     rows = league_rows(club=club).filter(played_at__gte=since)
     ranking = list(standings(rows).order_by(*STANDINGS_DEFAULT_ORDERING)[:MAX_STANDINGS])
     return Room(club, tables, ranking, since, _signature(club, tables, ranking, since))
@@ -272,7 +275,8 @@ def room(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     club, key, status = _room_club(request, slug)
     if status == "expired":
         return render(request, "scoring/room_expired.html", {"club": club}, status=403)
-    return render(request, "scoring/room.html", _context(room_state(club), key))
+    with zones.club_time(club):
+        return render(request, "scoring/room.html", _context(room_state(club), key))
 
 
 @never_cache
@@ -289,4 +293,5 @@ def room_live(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     state = room_state(club)
     if request.GET.get("v") == state.signature:
         return HttpResponse(status=204)
-    return render(request, "scoring/_room_live.html", _context(state, key))
+    with zones.club_time(club):
+        return render(request, "scoring/_room_live.html", _context(state, key))

@@ -21,6 +21,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Sum
 from django.db.models.functions import Cast
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from referee import folding, store
 from referee.engine import Game as EngineGame
@@ -63,6 +64,7 @@ from scoring.models import (
     SeatRound,
     ends_before_start,
 )
+from scoring.zones import default_time_zone
 
 UserLike = AbstractBaseUser | AnonymousUser | None
 
@@ -83,26 +85,48 @@ def _require_organiser(user: UserLike, club: Club) -> None:
 
 
 @transaction.atomic
-def club_create(*, name: str, slug: str, is_public: bool = False, created_by: Any) -> Club:
-    """Create a club; its creator becomes its first organiser. Raises ``club_slug_taken``."""
+def club_create(
+    *,
+    name: str,
+    slug: str,
+    is_public: bool = False,
+    time_zone: str | None = None,
+    created_by: Any,
+) -> Club:
+    """Create a club; its creator becomes its first organiser. ``time_zone``: an IANA name
+    (checked by the caller, ``scoring.zones.is_time_zone``), else the server's
+    ``TIME_ZONE``. Raises ``club_slug_taken``."""
     if Club.objects.filter(slug=slug).exists():
         raise ClubSlugTaken()
-    club = Club.objects.create(name=name.strip(), slug=slug, is_public=is_public)
+    club = Club.objects.create(
+        name=name.strip(),
+        slug=slug,
+        is_public=is_public,
+        time_zone=time_zone or default_time_zone(),
+    )
     Membership.objects.create(club=club, user=created_by, role=Membership.Role.ORGANISER)
     return club
 
 
 @transaction.atomic
 def club_update(
-    *, club: Club, by: UserLike, name: str | None = None, is_public: bool | None = None
+    *,
+    club: Club,
+    by: UserLike,
+    name: str | None = None,
+    is_public: bool | None = None,
+    time_zone: str | None = None,
 ) -> Club:
-    """Rename a club or publish/unpublish its records (organisers)."""
+    """Rename a club, publish/unpublish its records or move it to another IANA time zone
+    (``time_zone``, checked by the caller) (organisers)."""
     _require_organiser(by, club)
     if name is not None:
         club.name = name.strip()
     if is_public is not None:
         club.is_public = is_public
-    club.save(update_fields=["name", "is_public"])
+    if time_zone is not None:
+        club.time_zone = time_zone
+    club.save(update_fields=["name", "is_public", "time_zone"])
     return club
 
 
@@ -240,7 +264,7 @@ def player_merge(
         raise PlayerMerged()
     if _games_sat(survivor) & set(game_ids):  # a seat, a substitute's or a round's row
         raise MergeInvalid(
-            "These players sat at the same game: they are two people, not duplicates."
+            gettext("These players sat at the same game: they are two people, not duplicates.")
         )
     seats_moved = SeatPlayer.objects.filter(player=duplicate).update(player=survivor)
     both = SeatRound.objects.filter(

@@ -7,22 +7,40 @@ The league depends on the referee (its pages reuse the form's 403 page, session 
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import path
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 from referee.web.organising import forbidden
 from referee.web.session import session_token
 from referee.web.taps import database_unavailable_as_503
-from scoring import room
-from scoring.api.filters import STANDINGS_DEFAULT_ORDERING
+from scoring import room, zones
+from scoring.api.filters import STANDINGS_DEFAULT_ORDERING, PlayedBetweenFilter
 from scoring.models import Club
 from scoring.selectors import club_can_read, league_rows, standings
 
 app_name = "league"
+
+
+class PlayedBetweenForm(forms.Form):
+    """The standings page's date filter: the API's ``played_after``/``played_before``, the
+    club's local dates (both included)."""
+
+    played_after = forms.DateField(
+        required=False,
+        label=_("Played on or after"),
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+    )
+    played_before = forms.DateField(
+        required=False,
+        label=_("Played on or before"),
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+    )
 
 
 @never_cache
@@ -30,7 +48,10 @@ app_name = "league"
 @database_unavailable_as_503
 def club_standings(request: HttpRequest, slug: str) -> HttpResponse:
     """A club's standings as a page (the API's ``…/standings/``, same order): lifetime, or
-    one season's with ``?season=<id>`` (at most 200 rows). A club's records are open to its
+    one season's with ``?season=<id>`` (at most 200 rows), of the rounds settled from
+    ``?played_after=`` to ``?played_before=`` (YYYY-MM-DD, the club's local dates, both
+    included; a date that is none is said and ignored). Times and dates are drawn in the
+    club's time zone. A club's records are open to its
     members (a published club's to all): a signed-out visitor is sent to sign in, anyone
     else gets the 403 page; an unknown club is a 404."""
     club = get_object_or_404(Club, slug=slug)
@@ -40,9 +61,18 @@ def club_standings(request: HttpRequest, slug: str) -> HttpResponse:
         return forbidden(request)
     season_id = request.GET.get("season", "")
     season = club.seasons.filter(pk=int(season_id)).first() if season_id.isdigit() else None
-    rows = standings(league_rows(club=club, season=season)).order_by(*STANDINGS_DEFAULT_ORDERING)
-    context = {"club": club, "season": season, "rows": list(rows[:200])}
-    return render(request, "scoring/club_standings.html", context)
+    dates = PlayedBetweenForm(request.GET)
+    rows = league_rows(club=club, season=season)
+    if dates.is_valid() and any(dates.cleaned_data.values()):
+        rows = PlayedBetweenFilter(
+            {k: v.isoformat() for k, v in dates.cleaned_data.items() if v},
+            queryset=rows,
+            zone=zones.zone(club.time_zone),
+        ).qs
+    ranked = standings(rows).order_by(*STANDINGS_DEFAULT_ORDERING)
+    context = {"club": club, "season": season, "rows": list(ranked[:200]), "dates": dates}
+    with zones.club_time(club):
+        return render(request, "scoring/club_standings.html", context)
 
 
 urlpatterns = [

@@ -82,6 +82,7 @@ MIDDLEWARE = [
     "referee.middleware.LegacyLanguageMiddleware",  # in-ID → id-ID, before negotiation
     "django.middleware.locale.LocaleMiddleware",
     "referee.middleware.EdgeTextMiddleware",  # NUL and the like in URLs and headers: 400
+    "referee.middleware.InstantsInUtcMiddleware",  # the API answers instants in UTC
     "django.middleware.common.CommonMiddleware",
     # If-Match / If-None-Match on every route: one parser, 400 when malformed (RFC 9110 §13.1).
     "referee.middleware.ConditionalRequestMiddleware",
@@ -142,7 +143,12 @@ LANGUAGES = [
 ]
 USE_I18N = True
 LOCALE_PATHS = [BASE_DIR / "locale"]
-TIME_ZONE = "UTC"
+# English dates day first and a 24-hour clock (config/formats/en/formats.py); the other
+# languages keep Django's own formats.
+FORMAT_MODULE_PATH = ["config.formats"]
+# The server's zone: every instant is stored and answered by the API in UTC; a club's pages
+# show its own (``scoring.Club.time_zone``, an IANA name), this one by default.
+TIME_ZONE = env.time_zone("DJANGO_TIME_ZONE", default="UTC")
 USE_TZ = True
 
 STATIC_URL = "static/"
@@ -196,9 +202,12 @@ JOIN_LOCKOUT_SECONDS = env.int("JOIN_LOCKOUT_SECONDS", default=600, minimum=1)
 # runs every GC_THRESHOLD net allocations (0: Python's default, 700).
 GC_THRESHOLD = env.int("GC_THRESHOLD", default=10_000, minimum=0, maximum=MAX_GC_THRESHOLD)
 
-# Probing a declared hand (R31): refusals under R31 and undos of another seat's moves while
+# Probing a declared hand (R31): refusals whose answer depended on another seat's declared
+# hand (an identical one sent again counts once) and undos of another seat's moves while
 # that seat's hand is declared, per joining client (the tokens one device cookie, or one
-# cookieless address, joined to the game share one count), before ``probe_limited`` (429).
+# cookieless address, joined to the game share one count; a device new to the game starts
+# from its address's count), before ``probe_limited`` (429). The organiser is never
+# counted (docs/threat-model.md).
 TABLE_PROBE_LIMIT = env.int("TABLE_PROBE_LIMIT", default=6, minimum=1)
 TABLE_PROBE_SECONDS = env.int("TABLE_PROBE_SECONDS", default=600, minimum=1)
 
@@ -232,7 +241,12 @@ SPECTACULAR_SETTINGS = {
         "Query parameters are strict: an operation takes only those it documents, with the "
         "values their schemas allow. Any other parameter, a value out of its bounds or "
         "choices, an empty value or one given twice is a 400 problem `invalid_query` that "
-        "names the parameter (`parameter`); nothing is silently ignored."
+        "names the parameter (`parameter`); nothing is silently ignored.\n\n"
+        "Every instant (a `date-time` field: `created_at`, `played_at`, …) is answered in UTC, "
+        "as ISO 8601 with a `Z` (`2026-12-04T11:00:00Z`), whatever the club's `time_zone`; "
+        "an instant sent without an offset is read as UTC. The date filters (`played_after`, "
+        "`played_before`) are a club's local dates: those of its `time_zone`, in which its "
+        "pages show every time."
     ),
     "SERVE_INCLUDE_SCHEMA": False,
     # The shared components (Tile, Transfer, GameState, Problem…) first, then the enums.

@@ -21,6 +21,7 @@ from __future__ import annotations
 import builtins
 import os
 import re
+import zoneinfo
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -115,6 +116,16 @@ class Environment:
             if value.lower() in _FALSE:
                 return False
             raise ValueError("must be true or false (1/0, yes/no, on/off)")
+
+        return self._read(variable, default, parse)
+
+    def time_zone(self, variable: builtins.str, default: Any = _NOTSET) -> Any:
+        """An IANA time zone name this machine knows, spelt exactly (``Asia/Makassar``)."""
+
+        def parse(value: builtins.str) -> builtins.str:
+            if value not in zoneinfo.available_timezones():
+                raise ValueError("must be an IANA time zone name such as Asia/Makassar")
+            return value
 
         return self._read(variable, default, parse)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -147,5 +148,5 @@ class ComputerMoveView(GameMixin, APIView):
 
 def _seat(seat: int) -> int:
     if not 0 <= seat <= 4:
-        raise serializers.ValidationError({"seat": ["A seat is 0 to 4 (R3)."]})
+        raise serializers.ValidationError({"seat": [gettext("A seat is 0 to 4 (R3).")]})
     return seat

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.request import Request
@@ -485,6 +486,9 @@ class EventLogView(GameMixin, APIView):
                 "entered_by": a.entered_by,
                 "seats": a.seats,
                 "count": a.count,
+                "round": a.round_number,
+                # The tiles a shared hand shares: the organiser's alone (R31).
+                "tiles": a.tiles if organiser and a.kind == TableAlert.Kind.SHARED else None,
                 "created_at": a.created_at,
             }
             for a in alerts_all[window]
@@ -512,7 +516,7 @@ def _page_number(request: Request) -> int:
     """``?page=`` as a whole number from 1 (400 ``invalid`` otherwise)."""
     raw = request.query_params.get("page", "1")
     if not raw.isdecimal() or len(raw) > 9 or int(raw) < 1:
-        raise serializers.ValidationError({"page": ["A whole number from 1."]})
+        raise serializers.ValidationError({"page": [gettext("A whole number from 1.")]})
     return int(raw)
 
 

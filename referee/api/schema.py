@@ -825,13 +825,19 @@ REFUSED_PAYLOAD: Schema = {
 AUDIT_ALERT: Schema = {
     "type": "object",
     "description": "A phone that probed declared hands (R31): refused moves against them or "
-    "undos of another seat's moves, `count` times.",
-    "required": ["kind", "entered_by", "seats", "count", "created_at"],
+    "undos of another seat's moves, `count` times; or (`shared`, once a round) a declared "
+    "hand, entered by `entered_by`, that shares tiles with the declared hands of `seats`: "
+    "accepted like any declaration, each of those seats judged by its own hand, until the "
+    "organiser keeps one and clears the other by a correction. `tiles` (the tiles shared) "
+    "is shown to the organiser alone, `null` to a seat's phone.",
+    "required": ["kind", "entered_by", "seats", "count", "round", "tiles", "created_at"],
     "properties": {
-        "kind": {"type": "string", "enum": ["refusals", "undos"]},
+        "kind": {"type": "string", "enum": ["refusals", "undos", "shared"]},
         "entered_by": {"type": "string"},
         "seats": {"type": "array", "items": SEAT},
         "count": {"type": "integer", "minimum": 1},
+        "round": {"type": "integer", "minimum": 1, "nullable": True},
+        "tiles": {"type": "array", "items": TILE, "nullable": True},
         "created_at": DATE_TIME,
     },
 }

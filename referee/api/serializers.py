@@ -360,11 +360,11 @@ class CorrectionChangeSerializer(StrictSerializer):
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         op = attrs["op"]
         if op != "insert" and attrs.get("position") is None:
-            raise serializers.ValidationError({"position": ["Required to amend or remove."]})
+            raise serializers.ValidationError({"position": [_("Required to amend or remove.")]})
         if op != "remove" and not isinstance(attrs.get("event"), dict):
-            raise serializers.ValidationError({"event": ["An object: the event's fields."]})
+            raise serializers.ValidationError({"event": [_("An object: the event's fields.")]})
         if op == "insert" and "kind" not in attrs:
-            raise serializers.ValidationError({"kind": ["Required to insert."]})
+            raise serializers.ValidationError({"kind": [_("Required to insert.")]})
         return attrs
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import Http404
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import PermissionDenied
@@ -90,7 +91,7 @@ class JoinLockoutLiftView(APIView):
         own = client_ident(request)
         address = data.get("address") or own
         if address != own and not request.user.is_staff:
-            raise PermissionDenied("Only staff may lift another address's lockout.")
+            raise PermissionDenied(gettext("Only staff may lift another address's lockout."))
         join_lockout_lift(address)
         return Response({"address": address, "lifted": True})
 
@@ -162,6 +163,6 @@ class LeaveView(GameMixin, APIView):
         game = self.get_game(request, game_id)
         token = request.auth
         if not isinstance(token, TableToken) or token.game_id != game.pk:
-            raise PermissionDenied("Only a table token leaves a table.")
+            raise PermissionDenied(gettext("Only a table token leaves a table."))
         services.table_leave(token=token)
         return Response(status=status.HTTP_204_NO_CONTENT)

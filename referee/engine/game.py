@@ -322,8 +322,9 @@ class Game:
             closing_move=len(rnd.moves) - 1 if rnd.outcome is not None else None,
         )
 
-    def declare(self, seat: int, tiles: Iterable[object]) -> None:
-        """Seat ``seat`` declares its five tiles for the round in play (R31).
+    def declare(self, seat: int, tiles: Iterable[object], *, shared: bool = False) -> None:
+        """Seat ``seat`` declares its five tiles for the round in play (R31); ``shared``
+        keeps a hand that shares tiles with another seat's (``Round.declare``).
 
         Starts a new round if the last one is over (a hand is declared before the
         round's lead, R31): ``reveal_missing`` (R18) while a blocked round waits for
@@ -339,7 +340,7 @@ class Game:
             if game_round.voided:
                 game_round.raw_hands[check_seat(seat)] = tiles  # kept, not judged (R35)
             else:
-                game_round.round.declare(seat, tiles)
+                game_round.round.declare(seat, tiles, shared=shared)
         except RefereeError as error:
             if begun:
                 self.rounds.pop()

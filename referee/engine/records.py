@@ -83,11 +83,13 @@ class Record:
         return cls(tuple(players), rules, tuple(rounds))
 
 
-def replay(record: Record) -> Game:
+def replay(record: Record, *, shared_hands: bool = False) -> Game:
     """Replay a checked record's rounds into a ``Game``; raises the first ``RefereeError``.
 
     Within a round (R34): its substitutes (R38), then its void (R35), its
     declared hands, moves and reveals, and its adjustments (R36) last.
+    ``shared_hands``: a round's declared hands may share tiles, as a table's live
+    declarations may (R31, ``Round.declare``'s ``shared``); a record never does.
     """
     game = Game(record.rules)
     game.void_ahead = frozenset(
@@ -109,7 +111,7 @@ def replay(record: Record) -> Game:
             void = _void_reason(data.get("void"), number)
             game_round = game.begin_round()  # reveal_missing (R18) after an unrevealed block
             game_round.substitutes.update(substitutes)
-            _replay_round(game, game_round, data)
+            _replay_round(game, game_round, data, shared_hands)
             if void is not None:
                 game.void_round(number, void)
             adjustments = data.get("adjustments")
@@ -141,7 +143,9 @@ def _void_reason(raw: object, number: int) -> str | None:
     return reason
 
 
-def _replay_round(game: Game, game_round: GameRound, data: Mapping[str, Any]) -> None:
+def _replay_round(
+    game: Game, game_round: GameRound, data: Mapping[str, Any], shared_hands: bool = False
+) -> None:
     number = game_round.round.number
     if not _ROUND_KEYS.issuperset(data):
         unknown = sorted(set(data) - _ROUND_KEYS)
@@ -155,7 +159,7 @@ def _replay_round(game: Game, game_round: GameRound, data: Mapping[str, Any]) ->
     reveal = _seat_map(data.get("reveal"), "reveal", number)
     pips = _seat_map(data.get("pips"), "pips", number)
     for seat in sorted(hands):  # declared hands before the moves (R34)
-        game.declare(seat, hands[seat])
+        game.declare(seat, hands[seat], shared=shared_hands)
     game.replay_moves(moves, game_round)
     if reveal or pips:
         for seat in range(SEATS):  # reveals after the moves, seat 0 to 4 (R34)

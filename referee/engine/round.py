@@ -202,15 +202,10 @@ class Round:
         return [s for s in range(SEATS) if self._remaining_pips_of(s) is None]
 
     def declared_by_others(self, seat: int) -> frozenset[Tile]:
-        """Tiles declared (R31) or revealed (R33) by seats other than ``seat``."""
-        tiles: set[Tile] = set()
-        for other, hand in self.hands.items():
-            if other != seat:
-                tiles |= hand
-        for other, revealed in self.revealed.items():
-            if other != seat:
-                tiles.update(revealed)
-        return frozenset(tiles)
+        """Tiles declared (R31) or revealed (R33) by seats other than ``seat``, less the
+        tiles of ``seat``'s own declared hand (where two live hands share a tile, each
+        seat's own hand decides for it, R31)."""
+        return frozenset(tiles_in(self._others_mask(seat)))
 
     def _others_mask(self, seat: int) -> int:
         """``declared_by_others(seat)`` as a mask of tiles."""
@@ -221,7 +216,8 @@ class Round:
         for other, revealed in self.revealed.items():
             if other != seat:
                 mask |= mask_of(revealed)
-        return mask
+        own = self.hands.get(seat)
+        return mask & ~mask_of(own) if own else mask
 
     def passed_values(self, seat: int) -> frozenset[int]:
         """The open-end values ``seat`` passed on this round: it holds none of them (R32)."""
@@ -302,11 +298,15 @@ class Round:
 
     # -- events --------------------------------------------------------------------
 
-    def declare(self, seat: int, tiles: Iterable[object]) -> None:
+    def declare(self, seat: int, tiles: Iterable[object], *, shared: bool = False) -> None:
         """Seat ``seat`` declares its five tiles (R31).
 
         Raises ``tile_invalid`` for a malformed tile and ``record_invalid``
         (R31) unless they are five distinct tiles declared by no other seat.
+        With ``shared`` (a table's live declaration, which must not tell whether a
+        tile is in another seat's hand, R31) a hand sharing tiles with another
+        seat's is kept: each of the two seats is judged by its own hand, every
+        other seat by both (``_check_in_hand``, ``declared_by_others``).
         A hand that an earlier event of the round contradicts is refused with
         that event's code (the round is replayed with the hand).
         """
@@ -324,7 +324,7 @@ class Round:
             raise RecordInvalid(
                 gettext_noop("seat %(seat)s has already declared its hand"), rule="R31", seat=seat
             )
-        if any(set(hand) & other_hand for other_hand in self.hands.values()):
+        if not shared and any(set(hand) & other_hand for other_hand in self.hands.values()):
             raise RecordInvalid(
                 # Names neither tile nor seat: a phone may not learn another hand (R31).
                 gettext_noop("a tile of this hand is already declared by another seat"),
@@ -572,8 +572,12 @@ class Round:
         # One message whichever declared hand forbids it: saying whether the tile is
         # missing from this seat's hand or held in another's would tell more of the hidden
         # hands than the refusal itself must (R31).
-        if (seat in self.hands and tile not in self.hands[seat]) or any(
-            tile in hand for other, hand in self.hands.items() if other != seat
+        # A seat with a declared hand is judged by its own hand alone: where two live hands
+        # share a tile (R31), neither refuses the other's seat, so playing it answers the
+        # same whether or not another hand shares it.
+        own = self.hands.get(seat)
+        if (own is not None and tile not in own) or (
+            own is None and any(tile in hand for hand in self.hands.values())
         ):
             raise TileNotInHand(
                 gettext_noop("seat %(seat)s cannot play %(tile)s: a declared hand says otherwise"),

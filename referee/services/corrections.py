@@ -199,7 +199,7 @@ def event_amend_any(
             raise SeatNotAllowed(guard.hand_change_detail())  # R31: only the phone that declared it
         actor.check_seat(target.payload.get("seat"))
         actor.check_seat(payload.get("seat"))
-        probes.check_probe_limit(actor, game.pk)  # probing declared hands by amending (issue 12)
+        probes.check_probe_limit(actor)  # probing declared hands by amending (issue 12)
         return _apply_changes(slots, [Change("amend", position, payload=payload)])
 
     return _correct(
@@ -424,8 +424,6 @@ def _correct(
         if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
         guard.check_open(game, precondition, actor)
-        if actor.token is None:  # an organiser's corrections may probe declared hands (R31)
-            probes.check_probe_limit(actor, game.pk)
         live = list(game.events.filter(revoked_by__isnull=True).order_by("position"))
         before = [_Slot(e.kind, e.payload, e.round_number, e) for e in live]
         after = edit(game, list(before))
@@ -443,20 +441,17 @@ def _correct(
             changes = _audit(before, after)
             single = changes[0] if len(changes) == 1 and "payload" in changes[0] else None
             # One event changed: the refused event itself; else the whole correction.
-            guard.refusal_log(
-                game,
-                changes[0]["kind"] if changes else Event.Kind.MOVE,
-                single["payload"] if single else {"correction": kind, "changes": changes},
-                error,
-                actor,
-            )
-            if error.rule == "R31":  # a refusal against a declared hand counts as a probe
-                probes.count_probe(
-                    game,
-                    actor,
-                    TableAlert.Kind.REFUSALS,
-                    probes.declared_seats(live, besides=actor.seat),
-                )
+            logged_kind = changes[0]["kind"] if changes else Event.Kind.MOVE
+            logged = single["payload"] if single else {"correction": kind, "changes": changes}
+            seats = probes.declared_seats(live, besides=actor.seat)
+            if (
+                seats
+                and actor.token is not None  # the organiser's repairs never count (R31)
+                and not probes.is_repeat(game, logged_kind, logged, actor, error.code)
+                and _depends_on_hands(game, after, actor.seat, error)
+            ):
+                probes.count_probe(game, actor, TableAlert.Kind.REFUSALS, seats)
+            guard.refusal_log(game, logged_kind, logged, error, actor)
         if refused is None:
             now = timezone.now()
             correction, next_position = _store(game, before, after, actor, reason, kind, now)
@@ -482,7 +477,25 @@ def _correct(
             raise refused
         finally:
             refused = None  # as in ``services.event_submit``: no cycle through this frame
+    for number in sorted({s.round for s in after if s.kind == Event.Kind.HAND and s.changed}):
+        probes.note_shared_hand(game.pk, number)  # a hand amended into another's (R31)
     return corrected
+
+
+def _depends_on_hands(
+    game: Game, after: list[_Slot], seat: int | None, error: RefereeError
+) -> bool:
+    """Whether the refusal ``error`` of the corrected events ``after`` depended on another
+    seat's declared hand (R31): judged without those hands, they are accepted or refused
+    otherwise (``probes.depends_on_hands`` for one event)."""
+    kept = probes.without_others_hands(after, seat)
+    if len(kept) == len(after):
+        return False
+    try:
+        _judge(game, kept)
+    except RefereeError as other:
+        return not probes.same_refusal(error, other)
+    return True
 
 
 def _apply_changes(
@@ -587,7 +600,9 @@ def _judge(game: Game, slots: list[_Slot]) -> EngineGame:
     entries = [folding.Entry(s.kind, s.payload, s.round) for s in slots]
     rules = rules_of(game)
     record = folding.entries_record(game.players, rules, entries)
-    engine = replay(Record.parse(record))
+    # A table's declared hands may share a tile (R31): a correction judges them as the
+    # live fold does, so that it answers no question about other hands either.
+    engine = replay(Record.parse(record), shared_hands=True)
     if not _in_record_order(entries, folding.record_entries(record["rounds"])):
         _, effects = _fold_slots(game, slots)
         for slot, effect in zip(slots, effects, strict=True):

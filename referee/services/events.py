@@ -176,7 +176,7 @@ def event_submit(
         raise SeatNotAllowed(guard.hand_detail())
     actor.check_seat(payload.get("seat"))
     try:
-        probes.check_probe_limit(actor, game_id)
+        probes.check_probe_limit(actor)
     except ProbeLimited:
         if idempotency is None:
             raise
@@ -194,7 +194,7 @@ def event_submit(
         game = guard.lock(game_id, actor)
         if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
-        probes.check_probe_limit(actor, game_id)  # again, with the count read under the lock (R31)
+        probes.check_probe_limit(actor)  # again, with the count read under the lock (R31)
         guard.check_open(game, precondition, actor)
         try:
             if folded is not None and folded.version == game.version:
@@ -206,14 +206,19 @@ def event_submit(
                 effect = folding.apply_event(engine, kind, payload)
         except RefereeError as error:
             refused = error.with_names(game.players)
-            guard.refusal_log(game, kind, payload, error, actor)
-            if error.rule == "R31":
-                probes.count_probe(
-                    game,
-                    actor,
-                    TableAlert.Kind.REFUSALS,
-                    probes.declared_seats(current.events, besides=actor.seat),
+            # A probe only if the answer depended on another seat's declared hand, and
+            # not a copy of a refusal this phone already got (R31).
+            seats = probes.declared_seats(current.events, besides=actor.seat)
+            if (
+                seats
+                and actor.token is not None
+                and not probes.is_repeat(game, kind, payload, actor, error.code)
+                and probes.depends_on_hands(
+                    rules_of(game), current, kind, payload, actor.seat, error
                 )
+            ):
+                probes.count_probe(game, actor, TableAlert.Kind.REFUSALS, seats)
+            guard.refusal_log(game, kind, payload, error, actor)
             remember_refusal(game, idempotency, refused)  # a retry gets it, counted once
         if refused is None:
             session_id, session_number = _open_session(game)
@@ -262,9 +267,12 @@ def event_submit(
 
 
 def _after_event(submitted: Submitted, actor: Actor) -> Submitted:
-    """An accepted event, once committed: the hooks' turn (e.g. a computer seat moves,
-    R39), then the state as it stands after them."""
+    """An accepted event, once committed: a declared hand sharing tiles with another's
+    raises its round's alert (R31; the answer is the same either way), then the hooks'
+    turn (e.g. a computer seat moves, R39), then the state as it stands after them."""
     game = submitted.game
+    if submitted.event.kind == Event.Kind.HAND:
+        probes.note_shared_hand(game.pk, submitted.event.round_number)
     if any([hook(game, actor) for hook in AFTER_EVENT_HOOKS]):  # e.g. a computer moved (R39)
         game.refresh_from_db()
         state = game_state_for(
@@ -474,7 +482,7 @@ def event_undo(
         if last.kind == Event.Kind.MOVE and last.payload.get("seat") != actor.seat:
             # Undoing another seat's accepted move tells whether its declared hand held
             # the tile: a probe when that hand is declared (R31).
-            probes.check_probe_limit(actor, game.pk)
+            probes.check_probe_limit(actor)
             round_events = game.events.filter(
                 revoked_by__isnull=True, round_number=last.round_number, kind=Event.Kind.HAND
             )

@@ -301,7 +301,7 @@ def _audit(game: Game) -> list[dict[str, Any]]:
     return [
         {
             "kind": row.get_kind_display(),
-            "entered_by": row.entered_by,
+            "entered_by": organising.author_words(row.entered_by),
             "created_at": row.created_at,
             "reason": row.reason,
         }

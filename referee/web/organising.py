@@ -8,6 +8,7 @@ games of the evening an organiser runs (``evening_games``), a write's form drawn
 from __future__ import annotations
 
 import functools
+import re
 import uuid
 from collections.abc import Callable
 from datetime import timedelta
@@ -51,7 +52,8 @@ def organiser_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
 
     Not signed in: the sign-in page (a phone of the table: 403). Signed in but
     not the game's creator, an organiser of its club, or staff: 403. No such
-    game: 404.
+    game: 404. The page is drawn in the time zone of the game's club
+    (``League.time_zone``; the server's for a friendly game).
     """
 
     @functools.wraps(view)
@@ -68,7 +70,11 @@ def organiser_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
             or league().organises(user=user, game=game)
         ):
             return forbidden(request)
-        return view(request, game, *args, **kwargs)
+        zone = league().time_zone(game=game)
+        if zone is None:
+            return view(request, game, *args, **kwargs)
+        with timezone.override(zone):
+            return view(request, game, *args, **kwargs)
 
     return wrapped
 
@@ -229,3 +235,35 @@ def form_refusal(form: Any) -> dict[str, Any]:
     """What the page says of a form the page itself refuses (its fields' errors)."""
     texts = [str(m) for errors in form.errors.values() for m in errors]
     return {"text": " ".join(texts), "code": "form_invalid", "rule": None, "round": None}
+
+
+# Who entered an event or a correction, as stored (``Actor.label``, ``TableToken.actor``,
+# ``game_import``): the words the pages show in the reader's language.
+_TOKEN_LABEL = re.compile(r"^table token (\d+) \((?:seat (\d)|scorekeeper)\)$")
+
+
+def author_words(entered_by: str) -> str:
+    """``entered_by`` (``user NAME``, ``table token 7 (seat 2)``, ``table token 7
+    (scorekeeper)``, ``… for the computer at seat 3``, ``import by …``, ``anonymous``) in
+    the reader's language; any other text as it is."""
+    if entered_by.startswith("import by "):
+        return gettext("import by %(who)s") % {"who": author_words(entered_by[10:])}
+    computer = re.fullmatch(r"(.+) for the computer at seat (\d)", entered_by)
+    if computer:
+        return gettext("%(who)s for the computer at seat %(seat)s") % {
+            "who": author_words(computer.group(1)),
+            "seat": computer.group(2),
+        }
+    if entered_by.startswith("user "):
+        return gettext("organiser %(name)s") % {"name": entered_by[5:]}
+    token = _TOKEN_LABEL.match(entered_by)
+    if token and token.group(2) is not None:
+        return gettext("table token %(id)s (seat %(seat)s)") % {
+            "id": token.group(1),
+            "seat": token.group(2),
+        }
+    if token:
+        return gettext("table token %(id)s (scorekeeper)") % {"id": token.group(1)}
+    if entered_by == "anonymous":
+        return gettext("anonymous")
+    return entered_by

@@ -14,7 +14,7 @@ from typing import Any
 from django.utils.translation import gettext, pgettext
 
 from referee.engine import Tile
-from referee.models import Event, Game, RoundVerification
+from referee.models import Event, Game, RoundVerification, TableAlert
 from referee.selectors import cached_verification
 from referee.services import verification
 from referee.store import rules_of
@@ -349,7 +349,9 @@ def _last_entry_seat(state: dict[str, Any], number: int) -> int | None:
 
 
 def verification_context(game: Game) -> dict[str, Any]:
-    """The game's rounds that are disputed, and the others' verifications, for its page."""
+    """The game's rounds that are disputed, and the others' verifications, for its page
+    (the organiser's); and its declared hands that share tiles with another seat's (R31:
+    the round, the phone that declared it, the seats hit and the tiles shared)."""
     rows = list(game.verifications.order_by("round_number"))
     names = {seat.number: seat.name for seat in game.seats.all()}
     listed = [
@@ -364,7 +366,17 @@ def verification_context(game: Game) -> dict[str, Any]:
         for row in rows
         if row.status != RoundVerification.Status.UNVERIFIED
     ]
+    shared = [
+        {
+            "round": alert.round_number,
+            "who": alert.entered_by,
+            "seats": ", ".join(str(seat) for seat in alert.seats),
+            "tiles": ", ".join(alert.tiles),
+        }
+        for alert in game.alerts.filter(kind=TableAlert.Kind.SHARED)
+    ]
     return {
         "disputes": [r for r in listed if r["status"] == RoundVerification.Status.DISPUTED],
         "verifications": listed,
+        "shared_hands": shared,  # R31: the organiser's alone, to resolve
     }

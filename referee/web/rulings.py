@@ -252,7 +252,7 @@ def _event_rows(
             "position": event.position,
             "kind": event.kind,
             "e": {"who": who, "what": event.kind},
-            "entered_by": event.entered_by,
+            "entered_by": organising.author_words(event.entered_by),
             "created_at": event.created_at,
             "move": None,
             "editable": event.kind in {Event.Kind.MOVE, Event.Kind.REVEAL},

@@ -22,6 +22,7 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
+from django.db.models import Count
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -41,7 +42,7 @@ from referee.inputs import join_client
 from referee.league import league
 from referee.lockouts import JoinClient, give_device
 from referee.middleware import checks_conditions
-from referee.models import Game, TableToken
+from referee.models import Game, RoundVerification, TableToken
 from referee.services import Actor, join_code_check
 from referee.web import forms, lan, taps
 from referee.web.organising import evening_games
@@ -311,8 +312,22 @@ def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
             else:
                 return redirect("web:organiser-game", game_id=game.pk)
     games, earlier = evening_games(user)  # open or recent; then the earlier ones
+    _flag_disputed([*games, *earlier])
     context = {"form": form, "games": games, "earlier": earlier}
     return render(request, "referee/organiser_games.html", context, status=status)
+
+
+def _flag_disputed(games: list[Game]) -> None:
+    """Set each game's ``disputed``: the rounds a phone disputed and nobody resolved yet
+    (issue 11), in one query for the whole list."""
+    counts = dict(
+        RoundVerification.objects.filter(game__in=games, status=RoundVerification.Status.DISPUTED)
+        .values("game")
+        .annotate(n=Count("pk"))
+        .values_list("game", "n")
+    )
+    for game in games:
+        game.disputed = counts.get(game.pk, 0)  # type: ignore[attr-defined]
 
 
 @login_required

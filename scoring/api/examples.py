@@ -9,6 +9,7 @@ CLUB = {
     "slug": "makassar-domeng",
     "name": "Makassar Domeng Club",
     "is_public": False,
+    "time_zone": "Asia/Makassar",
     "created_at": "2026-01-10T18:00:00Z",
     "role": "organiser",
 }

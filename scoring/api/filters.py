@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
@@ -12,32 +13,62 @@ from rest_framework.filters import OrderingFilter
 from rest_framework.request import Request
 
 from referee.models import RoundVerification
+from scoring import zones
 from scoring.models import SeatRound
 from scoring.selectors import STANDING_COLUMNS
 
 
 class PlayedBetweenFilter(django_filters.FilterSet):
-    """Rounds settled from ``played_after`` to ``played_before`` (dates, both included, UTC)."""
+    """Rounds settled from ``played_after`` to ``played_before``: dates, both included, the
+    club's local dates (``zone``, ``scoring.zones``): ``played_before=2026-12-04`` in
+    Makassar keeps a round settled at 23:30 local that Friday (15:30 UTC), and
+    ``played_after`` the same day does not lose it. Without ``zone``: the server's."""
 
     played_after = django_filters.DateFilter(
         field_name="played_at",
-        lookup_expr="date__gte",
-        label="Only rounds settled on or after this date (YYYY-MM-DD, UTC).",
+        method="filter_played_after",
+        label="Only rounds settled on or after this date (YYYY-MM-DD): the club's local date, "
+        "in its `time_zone`.",
     )
     played_before = django_filters.DateFilter(
         field_name="played_at",
-        lookup_expr="date__lte",
-        label="Only rounds settled on or before this date (YYYY-MM-DD, UTC).",
+        method="filter_played_before",
+        label="Only rounds settled on or before this date (YYYY-MM-DD): the club's local "
+        "date, in its `time_zone`.",
     )
 
     class Meta:
         model = SeatRound
         fields = ["played_after", "played_before"]
 
+    def __init__(self, *args: Any, zone: dt.tzinfo | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.zone = zone if zone is not None else zones.zone(None)
 
-class RowsFilterBackend(DjangoFilterBackend):  # type: ignore[misc]
-    """django-filter's backend for a view whose queryset is seat-rounds or, when no filter
-    is asked for, stored totals (``PlayerTotals``): these it leaves as they are."""
+    def filter_played_after(self, queryset: Any, name: str, value: dt.date) -> Any:
+        """From the local midnight that begins ``value`` (one range on ``played_at``)."""
+        return queryset.filter(played_at__gte=zones.day_start(value, self.zone))
+
+    def filter_played_before(self, queryset: Any, name: str, value: dt.date) -> Any:
+        """Before the local midnight that ends ``value``."""
+        return queryset.filter(played_at__lt=zones.day_end(value, self.zone))
+
+
+class ClubDatesFilterBackend(DjangoFilterBackend):  # type: ignore[misc]
+    """django-filter's backend whose dates are those of the view's club
+    (``view.get_club().time_zone``): ``played_after``/``played_before`` are local dates."""
+
+    def get_filterset_kwargs(self, request: Request, queryset: Any, view: Any) -> Any:
+        kwargs = super().get_filterset_kwargs(request, queryset, view)
+        get_club = getattr(view, "get_club", None)
+        if get_club is not None:
+            kwargs["zone"] = zones.zone(get_club().time_zone)
+        return kwargs
+
+
+class RowsFilterBackend(ClubDatesFilterBackend):
+    """The club's dates for a view whose queryset is seat-rounds or, when no filter is
+    asked for, stored totals (``PlayerTotals``): these it leaves as they are."""
 
     def filter_queryset(self, request: Request, queryset: Any, view: Any) -> Any:
         if queryset.model is not SeatRound:

@@ -35,6 +35,18 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # with: every piece that would then start like a formula is defused, not the first only
 # (``Andi;=cmd|…`` read with ``;`` is ``Andi`` and a formula).
 _FORMULA_PIECE = re.compile(r"(^|[,;\t\r\n])( *)(?=[=+\-@\t\r])")
+# Text a spreadsheet would turn into a number, a date, a time or a truth value when it
+# opens the file (``0042`` → 42, ``2024-01`` → Jan 2024, ``1.10`` → 1.1, ``3/4`` → 3 April,
+# ``true`` → TRUE): it starts with a digit, or a sign or decimal mark before one, or it is
+# a month's name before a digit, or a truth value.
+_LOOKS_CONVERTED = re.compile(
+    r"^\s*(?:[-+]?[.,]?\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*[ ./-]*\d"
+    r"|(?:true|false|vrai|faux|prawda|fałsz|benar|salah)\s*$)",
+    re.IGNORECASE,
+)
+# The characters such a text may carry to be written as a quoted text formula (``="0042"``):
+# none separates cells in any locale and none starts a formula inside it.
+_TEXT_FORMULA_SAFE = re.compile(r"^[0-9A-Za-zÀ-ÿłŁ .:/_%+\-]*$")
 # Languages whose decimal mark is ``,``, so that spreadsheets there separate cells by ``;``.
 SEMICOLON_LANGUAGES = frozenset({"fr", "pl", "id"})
 # The formats that export every row (no pagination).
@@ -46,14 +58,39 @@ def defuse(text: str) -> str:
     return _FORMULA_PIECE.sub(lambda m: f"{m.group(1)}{m.group(2)}'", text)
 
 
-def _cell(value: Any, *, decimal_comma: bool = False) -> Any:
-    """A cell: ``None`` empty, text defused (``defuse``), a fraction with the decimal mark."""
+def keep_text(text: str) -> str:
+    """``text`` as a spreadsheet keeps it: a text that it would read as a number, date, time
+    or truth value (``0042``, ``2024-01``, ``1.10``, ``-2``) is written as the text formula
+    ``="0042"``, which Excel and LibreOffice show as ``0042``; any other text is defused
+    (``defuse``). Only a text of letters, digits, spaces and ``.:/_%+-`` is wrapped, so the
+    formula can hold nothing but that text; another one keeps the ``'`` guard."""
+    if _LOOKS_CONVERTED.match(text) and _TEXT_FORMULA_SAFE.match(text):
+        return f'="{text}"'
+    return defuse(text)
+
+
+def row_keeps_text(row: Mapping[str, Any], columns: Sequence[str]) -> bool:
+    """Whether a row's text cells may be written as text formulas (``keep_text``): every text
+    in it is made of the characters ``keep_text`` wraps. A spreadsheet that splits the file
+    at another separator than it was written with reads the rest of the line into the
+    formula; with no quote, bracket or ``|`` anywhere in the row that rest can only be an
+    error, never a function call or a link to another program. Any other row keeps the ``'``
+    guard in every cell."""
+    return all(
+        not isinstance(value, str) or _TEXT_FORMULA_SAFE.match(value)
+        for value in (row.get(column) for column in columns)
+    )
+
+
+def _cell(value: Any, *, decimal_comma: bool = False, spreadsheet: bool = False) -> Any:
+    """A cell: ``None`` empty, text defused (``defuse``; in a spreadsheet also kept as text,
+    ``keep_text``), a fraction with the decimal mark."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return defuse(value)
+        return keep_text(value) if spreadsheet else defuse(value)
     if isinstance(value, float) and decimal_comma:
         return repr(value).replace(".", ",")
     return value
@@ -71,6 +108,8 @@ class CSVRenderer(BaseRenderer):
     format = "csv"
     charset = "utf-8"
     byte_order_mark = ""
+    # Text cells written so that a spreadsheet keeps them as text (``keep_text``).
+    keeps_text = False
 
     def separator(self, renderer_context: Mapping[str, Any]) -> str:
         return ","
@@ -99,8 +138,12 @@ class CSVRenderer(BaseRenderer):
         writer = csv.writer(buffer, delimiter=separator, lineterminator="\r\n")
         writer.writerow([defuse(str(column)) for column in columns])
         for row in rows:
+            spreadsheet = self.keeps_text and row_keeps_text(row, columns)
             writer.writerow(
-                [_cell(row.get(column), decimal_comma=separator == ";") for column in columns]
+                [
+                    _cell(row.get(column), decimal_comma=separator == ";", spreadsheet=spreadsheet)
+                    for column in columns
+                ]
             )
         return buffer.getvalue().encode(self.charset)
 
@@ -108,10 +151,13 @@ class CSVRenderer(BaseRenderer):
 class SpreadsheetCSVRenderer(CSVRenderer):
     """CSV as a spreadsheet opens it (``?format=spreadsheet``): UTF-8 with a byte-order mark,
     and ``;`` with a decimal comma for the languages that write ``3,5`` (``fr``, ``pl``,
-    ``id``), ``,`` otherwise; ``?separator=semicolon`` or ``comma`` chooses instead."""
+    ``id``), ``,`` otherwise; ``?separator=semicolon`` or ``comma`` chooses instead. Text
+    that looks like a number or a date (member numbers ``0042``, ``2024-01``) is written as
+    ``="0042"`` so that it stays the text it is (``keep_text``)."""
 
     format = "spreadsheet"
     byte_order_mark = "\ufeff"
+    keeps_text = True
 
     def separator(self, renderer_context: Mapping[str, Any]) -> str:
         request = renderer_context.get("request")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from referee.api.schema import GameStatusField
@@ -18,18 +19,35 @@ from referee.models import Game
 from scoring import selectors
 from scoring.exceptions import ENDS_BEFORE_START
 from scoring.models import Club, Membership, Player, Season, ends_before_start
+from scoring.zones import UNKNOWN_TIME_ZONE, UNKNOWN_TIME_ZONE_TEXT, is_time_zone
 
 # -- clubs and members ---------------------------------------------------------------------
+
+
+TIME_ZONE_HELP = (
+    "The club's IANA time zone (e.g. `Asia/Makassar`, `America/Montreal`), spelt exactly. "
+    "Its pages show times and dates in it, and its room view's evening and its standings' "
+    "`played_after`/`played_before` are its local evening and dates; the API itself "
+    "answers every instant in UTC. An unknown name is a 400 `invalid` whose field error "
+    "is `unknown_time_zone`."
+)
+
+
+def time_zone_name(value: str) -> None:
+    """A zone name's validator: an IANA name this server knows (``unknown_time_zone``)."""
+    if not is_time_zone(value):
+        raise serializers.ValidationError(UNKNOWN_TIME_ZONE_TEXT, code=UNKNOWN_TIME_ZONE)
 
 
 class ClubSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     role = serializers.SerializerMethodField(
         help_text="Your role in the club: `organiser`, `member` or null."
     )
+    time_zone = serializers.CharField(help_text=TIME_ZONE_HELP)
 
     class Meta:
         model = Club
-        fields = ["id", "slug", "name", "is_public", "created_at", "role"]
+        fields = ["id", "slug", "name", "is_public", "time_zone", "created_at", "role"]
         read_only_fields = fields
 
     def get_role(self, club: Club) -> str | None:
@@ -43,11 +61,20 @@ class ClubCreateSerializer(StrictSerializer):
     is_public = serializers.BooleanField(
         required=False, default=False, help_text="Publish the league records to everyone."
     )
+    time_zone = serializers.CharField(
+        max_length=64,
+        required=False,
+        validators=[time_zone_name],
+        help_text=TIME_ZONE_HELP + " Default: the server's time zone (`TIME_ZONE`).",
+    )
 
 
 class ClubUpdateSerializer(StrictSerializer):
     name = serializers.CharField(max_length=120, required=False, validators=[visible_name])
     is_public = serializers.BooleanField(required=False)
+    time_zone = serializers.CharField(
+        max_length=64, required=False, validators=[time_zone_name], help_text=TIME_ZONE_HELP
+    )
 
 
 class MembershipSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -260,7 +287,7 @@ class HeadToHeadQuerySerializer(serializers.Serializer):  # type: ignore[type-ar
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs["a"] == attrs["b"]:
-            raise serializers.ValidationError({"b": ["Two different players."]})
+            raise serializers.ValidationError({"b": [gettext("Two different players.")]})
         return attrs
 
 

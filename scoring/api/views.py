@@ -15,7 +15,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
-from django_filters.rest_framework import DjangoFilterBackend  # type: ignore[import-untyped]
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
@@ -36,12 +36,13 @@ from referee.api.schema import PROBLEM_RESPONSE_GENERIC
 from referee.inputs import MAX_ID
 from referee.models import Game, Occupant
 from scoring import ratings as ratings_core
-from scoring import selectors, services
+from scoring import selectors, services, zones
 from scoring.api import examples as ex
 from scoring.api import serializers as s
 from scoring.api.filters import (
     STANDINGS_DEFAULT_ORDERING,
     STANDINGS_ORDERING_FIELDS,
+    ClubDatesFilterBackend,
     PlayedBetweenFilter,
     RowsFilterBackend,
     StableOrderingFilter,
@@ -137,7 +138,7 @@ class ClubMixin(APIView):
         if not raw:
             return None
         if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_ID:
-            raise ValidationError({"season": ["A season id."]})
+            raise ValidationError({"season": [gettext("A season id.")]})
         return self.get_season(int(raw))
 
 
@@ -183,14 +184,20 @@ class ClubListCreateView(generics.ListAPIView):  # type: ignore[type-arg]
         operation_id="clubs_create",
         tags=["league"],
         summary="Create a club",
-        description="You become its first organiser. Its records are private unless `is_public`.",
+        description="You become its first organiser. Its records are private unless "
+        "`is_public`. Its `time_zone` (IANA name) is the server's unless given: its pages' "
+        "times and dates, its evening and its date filters are local to it.",
         request=s.ClubCreateSerializer,
         responses={201: s.ClubSerializer, **WRITE_PROBLEMS},
         examples=[
             ex.OpenApiExample(
                 "A private club",
                 request_only=True,
-                value={"name": "Makassar Domeng Club", "slug": "makassar-domeng"},
+                value={
+                    "name": "Makassar Domeng Club",
+                    "slug": "makassar-domeng",
+                    "time_zone": "Asia/Makassar",
+                },
             ),
             ex.response("Created", ex.CLUB),
         ],
@@ -221,8 +228,9 @@ class ClubDetailView(ClubMixin, APIView):
     @extend_schema(
         operation_id="clubs_update",
         tags=["league"],
-        summary="Rename or publish a club",
-        description="Organisers only. `is_public: true` opens the league records to everyone.",
+        summary="Rename, publish or move a club to another time zone",
+        description="Organisers only. `is_public: true` opens the league records to everyone; "
+        "`time_zone` (IANA name) changes its local times, evening and dates.",
         request=s.ClubUpdateSerializer,
         responses={200: s.ClubSerializer, **WRITE_PROBLEMS},
         examples=[ex.OpenApiExample("Publish", request_only=True, value={"is_public": True})],
@@ -408,7 +416,7 @@ class PlayerRoundsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-ar
     permission_classes = [AllowAny]
     serializer_class = s.PlayerRoundSerializer
     pagination_class = RoundsHistoryPagination
-    filter_backends = [DjangoFilterBackend]
+    filter_backends = [ClubDatesFilterBackend]
     filterset_class = PlayedBetweenFilter
 
     def get_queryset(self) -> QuerySet[SeatRound]:
@@ -433,7 +441,7 @@ class PlayerGamesView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg
     permission_classes = [AllowAny]
     serializer_class = s.PlayerGameSerializer
     pagination_class = GamesHistoryPagination
-    filter_backends = [DjangoFilterBackend]
+    filter_backends = [ClubDatesFilterBackend]
     filterset_class = PlayedBetweenFilter
 
     def get_queryset(self) -> QuerySet[Any]:
@@ -621,6 +629,7 @@ STANDINGS_DESCRIPTION = (
     "rounds: the cost does not grow with the number of rounds (with `played_after`, "
     "`played_before` or `verified`, one aggregate over the rounds asked for). Sort with "
     "`ordering` (any column, `-` for descending; ties by player id), filter rounds by date "
+    "(the club's local dates, in its `time_zone`) "
     "or to the rounds verified at the table (`verified=true`: confirmed by a second seat's "
     "phone or resolved by the organiser; `verified=false`: the others), page with "
     "`page`/`page_size`. `?format=csv` (or `Accept: text/csv`) gives every row as plain RFC "
@@ -745,8 +754,20 @@ class HeadToHeadView(ClubMixin, APIView):
         parameters=[
             OpenApiParameter("a", PLAYER_ID, required=True, description="A player id."),
             OpenApiParameter("b", PLAYER_ID, required=True, description="Another one."),
-            OpenApiParameter("played_after", OpenApiTypes.DATE, required=False),
-            OpenApiParameter("played_before", OpenApiTypes.DATE, required=False),
+            OpenApiParameter(
+                "played_after",
+                OpenApiTypes.DATE,
+                required=False,
+                description="Only rounds settled on or after this date: the club's local "
+                "date, in its `time_zone`.",
+            ),
+            OpenApiParameter(
+                "played_before",
+                OpenApiTypes.DATE,
+                required=False,
+                description="Only rounds settled on or before this date: the club's local "
+                "date, in its `time_zone`.",
+            ),
         ],
         responses={200: s.HeadToHeadSerializer, **PROBLEMS},
         examples=[ex.response("Andi and Besse", ex.HEAD_TO_HEAD)],
@@ -757,7 +778,9 @@ class HeadToHeadView(ClubMixin, APIView):
         a = self.get_player(ids["a"])
         b = self.get_player(ids["b"])
         rows = PlayedBetweenFilter(
-            request.query_params, queryset=SeatRound.objects.filter(club=club)
+            request.query_params,
+            queryset=SeatRound.objects.filter(club=club),
+            zone=zones.zone(club.time_zone),
         )
         if not rows.is_valid():
             raise ValidationError(rows.errors)

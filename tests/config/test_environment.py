@@ -69,6 +69,7 @@ VARIABLES: list[tuple[str, str, str | None, Callable[[dict[str, Any]], Any], Any
         "60/min",
     ),
     ("DJANGO_NUM_PROXIES", "base", "-1", lambda s: s["REST_FRAMEWORK"]["NUM_PROXIES"], 0),
+    ("DJANGO_TIME_ZONE", "base", "Mars/Olympus", lambda s: s["TIME_ZONE"], "UTC"),
     (
         "JOIN_LOCKOUT_ADDRESS_FAILURES",
         "base",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from scoring.models import Membership, Player, Season, SeatRound
+from scoring.models import Club, Membership, Player, Season, SeatRound
 from tests.factories import UserFactory
 from tests.scoring.factories import SeasonFactory
 
@@ -154,10 +154,39 @@ def test_the_admin_refuses_the_names_the_api_refuses(admin_client_, club, season
     assert season.name == "2026 first half"
 
 
+NO_MEMBERSHIPS = {
+    "memberships-TOTAL_FORMS": 0,
+    "memberships-INITIAL_FORMS": 0,
+    "memberships-MIN_NUM_FORMS": 0,
+    "memberships-MAX_NUM_FORMS": 1000,
+}
+
+
+def test_the_admin_creates_a_club_in_its_time_zone_and_refuses_an_unknown_one(admin_client_):
+    """Issue 28: an IANA name, checked as the API checks it (``unknown_time_zone``)."""
+    made = admin_client_.post(
+        "/admin/scoring/club/add/",
+        {"name": "Montreal", "slug": "montreal", "time_zone": "America/Montreal", **NO_MEMBERSHIPS},
+    )
+    refused = admin_client_.post(
+        "/admin/scoring/club/add/",
+        {"name": "Mars", "slug": "mars", "time_zone": "Mars/Olympus", **NO_MEMBERSHIPS},
+    )
+    form = admin_client_.get("/admin/scoring/club/add/").content.decode()
+
+    assert made.status_code == 302
+    assert Club.objects.get(slug="montreal").time_zone == "America/Montreal"
+    assert refused.status_code == 200
+    assert "An IANA time zone name" in refused.content.decode()
+    assert not Club.objects.filter(slug="mars").exists()
+    assert 'name="time_zone" value="UTC"' in form  # the server's TIME_ZONE by default
+
+
 def _club_form(club, memberships, **roles):
     data = {
         "name": club.name,
         "slug": club.slug,
+        "time_zone": club.time_zone,
         "memberships-TOTAL_FORMS": len(memberships),
         "memberships-INITIAL_FORMS": len(memberships),
         "memberships-MIN_NUM_FORMS": 0,

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
+from django.utils.translation import gettext_noop
 
 from referee.engine.errors import RecordInvalid, RefereeError
 from referee.engine.records import replay_record
@@ -44,12 +45,16 @@ class Command(BaseCommand):
                     raw = file.read()
         except OSError as exc:
             raise RecordInvalid(
-                "cannot read %(path)s: %(reason)s", path=path, reason=exc.strerror or str(exc)
+                gettext_noop("cannot read %(path)s: %(reason)s"),
+                path=path,
+                reason=exc.strerror or str(exc),
             ) from exc
         try:
             return json.loads(raw)
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError
-            raise RecordInvalid("%(path)s is not JSON: %(reason)s", path=path, reason=exc) from exc
+            raise RecordInvalid(
+                gettext_noop("%(path)s is not JSON: %(reason)s"), path=path, reason=exc
+            ) from exc
 
     def _print(self, data: object) -> None:
         self.stdout.write(json.dumps(data, indent=1, ensure_ascii=False))

@@ -74,14 +74,17 @@ def test_a_hand_of_four_tiles_is_refused_and_logged_without_its_tiles_R31(table)
     ]
 
 
-def test_a_tile_declared_by_two_seats_is_refused_R31(table):
+def test_a_tile_declared_by_two_seats_is_accepted_and_shown_to_the_organiser_R31(table):
+    """A refusal told the phone that the tile was in another hand (issue 27): the hand is
+    accepted as any hand, and the organiser's alert names the tile shared."""
     declared(table)
 
     response = table.declare(2, ["5-6", "1-1", "1-2", "1-3", "1-4"])
 
-    assert response.status_code == 400
-    assert response.json()["code"] == "record_invalid"
-    assert response.json()["rule"] == "R31"
+    assert response.status_code == 201
+    assert not table.events()["refused"]
+    (alert,) = table.events(client=table.organiser)["alerts"]
+    assert (alert["kind"], alert["seats"], alert["tiles"]) == ("shared", [1], ["5-6"])
 
 
 # -- nobody else reads a declared hand while the round is in play ------------------------

@@ -61,6 +61,21 @@ def test_the_list_of_games_is_documented_with_its_fields_and_pages(api_client):
     assert set(fields) >= {"id", "status", "created_at", "players", "club", "season", "version"}
 
 
+def test_the_schema_says_instants_are_utc_and_documents_a_clubs_time_zone(api_client):
+    """Issue 28: the API keeps UTC; a club's ``time_zone`` is read and written, its dates
+    (``played_after``, ``played_before``) are local."""
+    document = schema_document(api_client)
+    schemas = document["components"]["schemas"]
+
+    assert "answered in UTC" in document["info"]["description"]
+    assert "IANA" in schemas["Club"]["properties"]["time_zone"]["description"]
+    assert "time_zone" in schemas["ClubCreate"]["properties"]
+    assert "time_zone" in schemas["PatchedClubUpdate"]["properties"]
+    standings = document["paths"]["/api/v1/clubs/{slug}/standings/"]["get"]["parameters"]
+    after = next(p for p in standings if p["name"] == "played_after")
+    assert "local date" in after["description"]
+
+
 def test_an_events_fields_keep_their_documented_types(api_client):
     schemas = schema_document(api_client)["components"]["schemas"]
 

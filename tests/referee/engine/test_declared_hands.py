@@ -303,3 +303,49 @@ def test_a_reveal_after_a_settled_block_checks_its_seat_first_R34_R3(seat):
 
     assert (caught.value.code, caught.value.rule, caught.value.round) == ("record_invalid", "R3", 1)
     game.reveal(4, pips=29)  # the declared seat itself may still confirm (R31)
+
+
+# -- hands that share a tile, as a table may declare them (issue 27) --
+
+SHARING_1 = ["5-6", "0-0", "0-1", "0-2", "0-3"]
+SHARING_2 = ["5-6", "1-1", "1-2", "1-3", "1-4"]
+
+
+def test_a_record_never_gives_one_tile_to_two_seats_but_a_table_may_declare_it_R31():
+    strict = Game()
+    strict.declare(1, SHARING_1)
+    with pytest.raises(RefereeError) as caught:
+        strict.declare(2, SHARING_2)
+    assert caught.value.code == "record_invalid"
+
+    shared = Game()
+    shared.declare(1, SHARING_1)
+    shared.declare(2, SHARING_2, shared=True)
+    assert set(shared.rounds[0].round.hands) == {1, 2}
+
+
+def test_each_of_two_seats_sharing_a_tile_is_judged_by_its_own_hand_R31():
+    game = Game()
+    game.declare(2, SHARING_2)
+    game.declare(1, SHARING_1, shared=True)
+    game.push({"seat": 0, "tile": "6-6"})
+    with pytest.raises(RefereeError) as caught:
+        game.push({"seat": 1, "pass": True})  # 5-6 is in its own hand
+    assert caught.value.code == "pass_with_playable_tile"
+
+    game.push({"seat": 1, "tile": "5-6"})  # seat 2's hand holds it too: no matter
+
+    assert "5-6" not in {str(t) for t in game.rounds[0].round.declared_by_others(1)}
+    assert "1-1" in {str(t) for t in game.rounds[0].round.declared_by_others(1)}
+
+
+def test_any_other_seat_is_refused_a_tile_two_hands_share_R31():
+    game = Game()
+    game.declare(2, SHARING_2)
+    game.declare(3, ["5-6", "2-2", "2-3", "2-4", "2-5"], shared=True)
+    game.push({"seat": 0, "tile": "6-6"})
+
+    with pytest.raises(RefereeError) as caught:
+        game.push({"seat": 1, "tile": "5-6"})
+
+    assert caught.value.code == "tile_not_in_hand"

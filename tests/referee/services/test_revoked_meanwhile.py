@@ -145,9 +145,9 @@ def test_the_probe_limit_counts_what_is_stored_not_what_the_request_read_R31(gam
     settings.TABLE_PROBE_SECONDS = 600
     prober = prober_of(game)
     stale = live_token(prober.key_hash)
-    for _ in range(2):  # the prober's own refusals, counted under the lock
+    for tile in ("4-6", "2-6"):  # the prober's own refusals, counted under the lock
         with pytest.raises(RefereeError):
-            submit(live_token(prober.key_hash), {"seat": 1, "tile": "4-6"})
+            submit(live_token(prober.key_hash), {"seat": 1, "tile": tile})
     assert stale is not None
     assert stale.probes == 0
 
@@ -167,10 +167,10 @@ def test_probes_sent_at_once_get_no_more_answers_than_the_limit_R31(settings):
     barrier = threading.Barrier(len(tokens))
     outcomes: list[str] = []
 
-    def probe(token: TableToken) -> None:
+    def probe(token: TableToken, move: dict[str, object]) -> None:
         try:
             barrier.wait(timeout=30)
-            submit(token, {"seat": 1, "tile": "4-6"})
+            submit(token, move)
             outcomes.append("stored")
         except ProbeLimited:
             outcomes.append("limited")
@@ -179,7 +179,16 @@ def test_probes_sent_at_once_get_no_more_answers_than_the_limit_R31(settings):
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=probe, args=(t,)) for t in tokens]
+    # Twelve distinct probes (an identical one sent again counts once, R31): tiles with a 6
+    # that seat 1's hand does not hold, each written two ways, with and without ``on``.
+    moves = [
+        {"seat": 1, "tile": tile, **({"on": 6} if on else {})}
+        for tile in ("0-6", "6-0", "1-6", "6-1", "2-6", "6-2")
+        for on in (False, True)
+    ]
+    threads = [
+        threading.Thread(target=probe, args=(t, m)) for t, m in zip(tokens, moves, strict=True)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -135,17 +135,38 @@ def test_a_hand_that_is_not_five_tiles_is_refused_with_its_ticks_kept(joined, ga
     assert not Event.objects.filter(game=game).exists()
 
 
-def test_a_tile_another_seat_declared_is_refused_without_naming_it(joined, game) -> None:
-    """R31: no tile is declared by two seats; the refusal names neither tile nor seat."""
-    declare(joined(game, seat=1), game, HAND_A)
-    andi = joined(game, seat=0)
-    response = declare(andi, game, ["6-6", "0-3", "5-6", "1-4", "0-0"])
-    assert response.status_code == 400  # the core's record_invalid is malformed input
-    html = response.content.decode()
-    assert flash_code(html) == "record_invalid"
-    assert "already declared by another seat" in html
-    assert hand_tiles(html) == {}
-    assert Event.objects.filter(game=game, kind=Event.Kind.HAND).count() == 1
+def test_a_hand_sharing_a_tile_with_another_seats_is_answered_as_any_hand_R31(joined, db) -> None:
+    """R31: a refusal of a hand sharing a tile with another seat's told the phone that the
+    tile was in that hand. Andi's phone declares the same hand in two games where only
+    Besse's hidden hand differs (5-6 in it, or not): the answer and the page are the same,
+    and both hands are kept (the organiser resolves the shared tile)."""
+    pages = []
+    for besse_holds in ("5-6", "4-5"):
+        game = services.game_create(players=list(PLAYERS))
+        declare(joined(game, seat=1), game, [besse_holds, "1-6", "2-6", "5-5", "3-4"])
+        andi = joined(game, seat=0)
+        response = declare(andi, game, ["6-6", "0-3", "5-6", "1-4", "0-0"])
+        assert response.status_code == 201
+        html = response.content.decode()
+        assert set(hand_tiles(html)) == {"6-6", "0-3", "5-6", "1-4", "0-0"}
+        assert Event.objects.filter(game=game, kind=Event.Kind.HAND).count() == 2
+        page = andi.get("/table/").content.decode()
+        pages.append(
+            [
+                re.sub(r"<svg viewBox=.*?</svg>|\b[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{2}\b", "JOIN", h)
+                for h in (normalised(html, game), normalised(page, game))
+            ]
+        )
+    import difflib
+
+    print(
+        "\n".join(
+            difflib.unified_diff(
+                pages[0][1].splitlines(), pages[1][1].splitlines(), lineterm="", n=0
+            )
+        )
+    )
+    assert pages[0] == pages[1]
 
 
 def test_the_scorekeeper_cannot_declare_a_hand(joined, game) -> None:
@@ -194,3 +215,25 @@ def test_the_declaring_phone_undoes_its_hand_while_it_is_the_last_entry(joined, 
     assert response.status_code == 200
     assert not Event.objects.filter(game=game, revoked_by__isnull=True).exists()
     assert "Declare my hand" in response.content.decode()
+
+
+def test_the_organisers_pages_show_a_shared_hand_and_no_phone_page_does_R31(
+    joined, django_user_model
+) -> None:
+    """R31: the organiser is told which tiles a declared hand shares with which seat's, on
+    the game's pages, to resolve it; the phones' pages say nothing of it."""
+    organiser = django_user_model.objects.create_user("orga", password="correct horse battery")
+    game = services.game_create(players=list(PLAYERS), created_by=organiser)
+    besse = joined(game, seat=1)
+    declare(besse, game, ["5-6", "1-6", "2-6", "5-5", "3-4"])
+    andi = joined(game, seat=0)
+    declare(andi, game, ["6-6", "0-3", "5-6", "1-4", "0-0"])
+    signed_in = Client()
+    signed_in.force_login(organiser)
+
+    for url in (f"/games/{game.pk}/", f"/games/{game.pk}/manage/"):
+        page = signed_in.get(url).content.decode()
+        assert 'id="shared-hands"' in page, url
+        assert "shares 5-6 with the hand of seat 1" in page
+    for phone in (andi, besse):
+        assert "shared-hands" not in phone.get("/table/").content.decode()

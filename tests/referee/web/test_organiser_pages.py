@@ -3,6 +3,7 @@ and closing, through plain form posts — success, refusal, and non-organisers (
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import re
 import uuid
@@ -511,6 +512,73 @@ def test_a_private_clubs_standings_are_refused_to_an_outsider(client, club_game,
     assert client.get("/clubs/makassar/standings/").status_code == 403
 
 
+# -- the club's time zone (issue 28) ---------------------------------------------------------
+
+FRIDAY_19_IN_MAKASSAR = dt.datetime(2026, 12, 4, 11, 0, tzinfo=dt.UTC)
+
+
+@pytest.mark.parametrize(
+    ("language", "shown"),
+    [("en", "04/12/2026 19:00"), ("fr", "04/12/2026 19:00"), ("pl", "04-12-2026 19:00")],
+)
+def test_the_organiser_pages_show_the_clubs_local_times(client, club_game, language, shown):
+    """Issue 28: a club in Asia/Makassar (UTC+8) sees its sitting begun at 19:00 local as
+    19:00 (not 11:00, UTC), day before month in English as in French and Polish (R27)."""
+    club = club_game.league.club
+    club.time_zone = "Asia/Makassar"
+    club.save()
+    GameSession.objects.update_or_create(
+        game=club_game, number=1, defaults={"started_at": FRIDAY_19_IN_MAKASSAR}
+    )
+    Game.objects.filter(pk=club_game.pk).update(
+        created_at=FRIDAY_19_IN_MAKASSAR - dt.timedelta(hours=10)
+    )
+    client.force_login(club_game.created_by)
+
+    manage = text(
+        client.get(f"/games/{club_game.pk}/manage/", headers={"accept-language": language})
+    )
+    games = text(client.get("/games/", headers={"accept-language": language}))
+
+    assert shown in manage
+    assert "11:00" not in manage
+    assert shown.split()[0] in games  # created at 01:00 on the 4th, local: not the 3rd (UTC)
+
+
+def test_the_standings_page_filters_by_the_clubs_local_dates(client, club_game):
+    """Issue 28: a round settled at 01:00 on Friday 4 December in Makassar (17:00 UTC on
+    Thursday) is Friday's on the standings page's date filter."""
+    from scoring.models import SeatRound
+
+    club = club_game.league.club
+    club.time_zone = "Asia/Makassar"
+    club.save()
+    SeatRound.objects.filter(game=club_game).update(
+        played_at=dt.datetime(2026, 12, 3, 17, 0, tzinfo=dt.UTC)
+    )
+    client.force_login(club_game.created_by)
+    url = "/clubs/makassar/standings/"
+
+    friday = text(client.get(url, {"played_after": "2026-12-04", "played_before": "2026-12-04"}))
+    thursday = text(client.get(url, {"played_before": "2026-12-03"}))
+    typo = text(client.get(url, {"played_after": "the 4th"}))
+
+    assert "1 Andi 1 1" in friday
+    assert "No round counts yet." in thursday
+    assert "Enter a valid date." in typo  # said, then ignored
+    assert "1 Andi 1 1" in typo
+    assert "in Asia/Makassar" in friday
+
+
+def test_a_friendly_game_shows_the_servers_time(signed_in, played, settings):
+    """Without a club the server's TIME_ZONE is the page's: UTC here (issue 28)."""
+    GameSession.objects.update_or_create(
+        game=played, number=1, defaults={"started_at": FRIDAY_19_IN_MAKASSAR}
+    )
+
+    assert "04/12/2026 11:00" in text(signed_in.get(f"/games/{played.pk}/manage/"))
+
+
 def test_an_event_inserted_before_another_is_judged_with_the_rest_r37_r8(signed_in, played):
     first = positions(played)[0]  # Andi's lead 6-6: a pass before it is not Andi's turn...
 
@@ -717,3 +785,92 @@ def test_every_page_that_answers_get_answers_head_alike_and_head_changes_nothing
         assert (path, head.status_code) == (path, get.status_code)
         assert head.status_code != 405
     assert Game.objects.get(pk=played.pk).status == "open"
+
+
+@pytest.mark.parametrize(
+    ("language", "phone", "organiser_words"),
+    [
+        ("en", "table token", "organiser"),
+        ("pl", "token stołu", "organizator"),
+        ("fr", "jeton de table", "organisateur"),
+        ("id", "token meja", "penyelenggara"),
+    ],
+)
+def test_who_entered_an_event_and_a_ruling_is_said_in_the_pages_language_R37(
+    signed_in, played, language, phone, organiser_words
+):
+    corrections.round_void(
+        game_id=played.pk,
+        round=1,
+        reason="tiles shown",
+        actor=services.Actor(user=played.created_by),
+    )
+    signed_in.cookies["django_language"] = language
+
+    round_page = text(signed_in.get(f"/games/{played.pk}/rounds/1/", HTTP_ACCEPT_LANGUAGE=language))
+    manage = text(signed_in.get(f"/games/{played.pk}/manage/", HTTP_ACCEPT_LANGUAGE=language))
+
+    assert f"{phone} " in round_page  # the scorekeeper's phone entered round 1's moves
+    assert f"{organiser_words} {played.created_by.get_username()}" in manage  # the void
+    if language != "en":
+        assert "table token" not in round_page
+        assert "scorekeeper)" not in round_page
+        assert f"user {played.created_by.get_username()}" not in manage
+
+
+# -- issue 28: what the club reads on its pages ---------------------------------------------
+
+
+def test_closing_warns_of_a_round_still_in_play(signed_in, played, scorekeeper):
+    from referee.selectors import game_state_for
+
+    leader = game_state_for(played, organiser=True)["round"]["leader"]
+    enter(played, scorekeeper(played), [{"seat": leader, "tile": "6-6"}])  # round 2's lead
+
+    page = signed_in.get(f"/games/{played.pk}/close/")
+
+    assert "Round 2 is still being played" in text(page)  # round 2 has its lead only
+    assert 'id="round-in-play"' in page.content.decode()
+
+
+def test_closing_between_rounds_warns_of_nothing(signed_in, organiser, scorekeeper):
+    game = services.game_create(players=list(PLAYERS), created_by=organiser)
+    enter(game, scorekeeper(game), CEKI)  # round 1 to its CEKI, round 2 not led
+
+    page = signed_in.get(f"/games/{game.pk}/close/")
+
+    assert 'id="round-in-play"' not in page.content.decode()
+
+
+def test_the_games_page_flags_a_game_with_a_disputed_round(signed_in, played):
+    from referee.models import RoundVerification
+
+    before = text(signed_in.get("/games/"))
+    RoundVerification.objects.create(
+        game=played, round_number=1, status=RoundVerification.Status.DISPUTED, reason="1 stone"
+    )
+
+    after = text(signed_in.get("/games/"))
+
+    assert "disputed round" not in before
+    assert "1 disputed round" in after
+
+
+def test_the_manage_page_speaks_of_the_game_not_of_its_version(signed_in, played):
+    page = text(signed_in.get(f"/games/{played.pk}/manage/"))
+
+    assert "Open: events can be entered." in page
+    assert "version" not in page.lower()
+
+
+def test_the_standings_page_offers_a_spreadsheet_and_explains_net_stones_R22(client, club_game):
+    client.force_login(club_game.created_by)
+
+    page = client.get("/clubs/makassar/standings/")
+    link = re.search(r'id="standings-spreadsheet"[^>]*href="([^"]+)"', page.content.decode())
+    sheet = client.get(html.unescape(link.group(1)))
+
+    assert "Net stones are the stones a player received" in text(page)
+    assert sheet.status_code == 200
+    assert sheet["Content-Type"].startswith("text/csv")
+    assert "Andi" in sheet.content.decode("utf-8-sig")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import time
+import zoneinfo
 from typing import Any
 
 import pytest
@@ -176,6 +177,37 @@ def test_the_evening_begins_at_six_and_goes_on_past_midnight() -> None:
     assert room.evening_start(evening) == dt.datetime(2026, 11, 30, 6, 0, tzinfo=zone)
 
 
+def test_the_evening_is_the_clubs_local_evening_in_montreal(club, organiser, players) -> None:
+    """Issue 28: at 01:15 in Montreal (06:15 UTC), "this evening" began at 06:00 Montreal
+    time the day before, so the rounds after 20:00 local (after midnight UTC) still count."""
+    club.time_zone = "America/Montreal"
+    club.save()
+    montreal = zoneinfo.ZoneInfo("America/Montreal")
+    now = dt.datetime(2026, 12, 5, 1, 15, tzinfo=montreal)
+    game = club_game(club, organiser, players[:5])
+    enter(game, scorekeeper(game), CEKI_ROUND)
+    late = dt.datetime(2026, 12, 4, 20, 30, tzinfo=montreal)  # 01:30 UTC on the 5th
+    SeatRound.objects.filter(game=game).update(played_at=late)
+
+    tonight = room.room_state(club, now=now)
+    next_evening = room.room_state(club, now=now + dt.timedelta(hours=5))  # 06:15 local
+
+    assert tonight.since == dt.datetime(2026, 12, 4, 6, 0, tzinfo=montreal)
+    assert {row["player"] for row in tonight.standings} == {p.pk for p in players[:5]}
+    assert next_evening.standings == []
+
+
+def test_the_room_shows_the_clubs_local_times_in_makassar(club, organiser, players) -> None:
+    """Issue 28: Makassar (UTC+8) sees its evening begin at 06:00, not at 22:00 (UTC)."""
+    club.time_zone = "Asia/Makassar"
+    club.save()
+
+    html = page_of(club)
+
+    assert "Rounds settled since 06:00" in html
+    assert "22:00" not in html
+
+
 # -- who may open it -------------------------------------------------------------------------
 
 
@@ -327,3 +359,13 @@ def test_a_substitute_sits_at_the_room_view_too_R38(club, organiser, players) ->
     assert row is not None
     assert "Guest Zaki" in row.group(1)
     assert "Evi" not in row.group(1)
+
+
+def test_the_room_view_says_what_stones_received_means_R22(club, organiser, players) -> None:
+    game = club_game(club, organiser, players[:5])
+    enter(game, scorekeeper(game), CEKI_ROUND)
+
+    html = page_of(club)
+
+    assert 'id="stones-received-explained"' in html
+    assert "Fewer is better (R22)." in html

@@ -144,3 +144,26 @@ def test_no_message_is_in_a_catalog_twice(language: str) -> None:
             twice.append(entry.msgid)
         seen.add(key)
     assert twice == []
+
+
+@pytest.mark.parametrize(
+    ("language", "short", "long", "time"),
+    [
+        ("en", "01/12/2026", "1 December 2026", "19:00"),  # day first: config/formats/en
+        ("fr", "01/12/2026", "1 décembre 2026", "19:00"),
+        ("pl", "01-12-2026", "1 grudnia 2026", "19:00"),
+        ("id", "01-12-2026", "1 Des. 2026", "19.00"),
+    ],
+)
+def test_each_language_writes_dates_day_first_and_times_on_24_hours(language, short, long, time):
+    """Issue 28: English dates are day-month (01/12/2026 is 1 December), not US-style."""
+    import datetime as dt
+
+    from django.utils import formats, translation
+
+    at = dt.datetime(2026, 12, 1, 19, 0)
+    with translation.override(language):
+        assert formats.date_format(at, "SHORT_DATE_FORMAT") == short
+        assert formats.date_format(at, "DATE_FORMAT") == long
+        assert formats.time_format(at, "TIME_FORMAT") == time
+        assert formats.date_format(at, "SHORT_DATETIME_FORMAT").startswith(short)

@@ -453,3 +453,19 @@ def test_the_camat_wears_a_badge_and_the_election_is_announced(joined, load_scen
     assert re.search(r'data-seat="1">\s*<th scope="row">.*?class="badge camat">CAMAT<', page, re.S)
     assert page.count('class="badge camat"') == 1
     assert "On the table: <b>25</b> stones" in page
+
+
+def test_the_seat_picker_shows_a_computers_seat_as_not_for_a_phone_R39(
+    client: Client, game: Game
+) -> None:
+    from referee.services.computer import computer_seats_setup
+
+    computer_seats_setup(game=game, strategies={2: "greedy"})
+
+    page = client.get(f"/join/{game.join_code}/").content.decode()
+
+    computer = re.search(r'<button[^>]*value="2"[^>]*>(.*?)</button>', page, re.S)
+    person = re.search(r'<button[^>]*value="1"[^>]*>', page)
+    assert "disabled" in computer.group(0)
+    assert "played by the computer" in computer.group(1)
+    assert "disabled" not in person.group(0)

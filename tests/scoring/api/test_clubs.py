@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -248,3 +250,85 @@ def test_an_organiser_steps_down_once_another_organises_the_club(
     assert stepped_down.status_code == 200, stepped_down.content
     assert (last.status_code, last.json()["code"]) == (409, "last_organiser")
     assert Membership.objects.get(club=club, user=member).role == "organiser"
+
+
+# -- a club's time zone (issue 28) ----------------------------------------------------------
+
+
+def test_a_club_is_created_in_its_time_zone_and_reads_it_back(outsider_client):
+    created = outsider_client.post(
+        f"{API}/clubs/",
+        {"name": "Montreal Club", "slug": "montreal", "time_zone": "America/Montreal"},
+        format="json",
+    )
+    read = outsider_client.get(f"{API}/clubs/montreal/")
+
+    assert created.status_code == 201, created.content
+    assert created.json()["time_zone"] == read.json()["time_zone"] == "America/Montreal"
+    assert Club.objects.get(slug="montreal").time_zone == "America/Montreal"
+
+
+def test_a_club_created_without_a_time_zone_has_the_servers(outsider_client, settings):
+    settings.TIME_ZONE = "Asia/Makassar"  # the server's setting, whatever it is
+
+    created = outsider_client.post(
+        f"{API}/clubs/", {"name": "Bone Club", "slug": "bone"}, format="json"
+    )
+
+    assert created.json()["time_zone"] == "Asia/Makassar"
+    assert Club.objects.get(slug="bone").time_zone == "Asia/Makassar"
+
+
+@pytest.mark.parametrize(
+    "zone", ["Mars/Olympus", "asia/makassar", "+08:00", "../../etc/passwd", "", 8, None]
+)
+def test_an_unknown_time_zone_is_a_400_with_a_stable_code(
+    outsider_client, club, organiser_client, zone
+):
+    created = outsider_client.post(
+        f"{API}/clubs/", {"name": "Bone Club", "slug": "bone", "time_zone": zone}, format="json"
+    )
+    moved = organiser_client.patch(f"{API}/clubs/{club.slug}/", {"time_zone": zone}, format="json")
+
+    for response in (created, moved):
+        assert response.status_code == 400, response.content
+        assert response["Content-Type"] == PROBLEM
+        body = response.json()
+        assert body["code"] == "invalid"
+        assert [e["field"] for e in body["errors"]] == ["time_zone"]
+        if isinstance(zone, str) and zone:
+            assert body["errors"][0]["code"] == "unknown_time_zone"
+    assert not Club.objects.filter(slug="bone").exists()
+    club.refresh_from_db()
+    assert club.time_zone == "UTC"
+
+
+def test_an_organiser_moves_the_club_to_another_time_zone(club, organiser_client, member_client):
+    denied = member_client.patch(
+        f"{API}/clubs/{club.slug}/", {"time_zone": "Asia/Makassar"}, format="json"
+    )
+    moved = organiser_client.patch(
+        f"{API}/clubs/{club.slug}/", {"time_zone": "Asia/Makassar"}, format="json"
+    )
+
+    assert denied.status_code == 403
+    assert moved.status_code == 200, moved.content
+    assert moved.json()["time_zone"] == "Asia/Makassar"
+    club.refresh_from_db()
+    assert club.time_zone == "Asia/Makassar"
+
+
+def test_the_api_answers_instants_in_utc_whatever_the_clubs_and_servers_zone(
+    organiser_client, club, settings
+):
+    """Issue 28: the API keeps UTC (``Z``); only the pages are local."""
+    settings.TIME_ZONE = "America/Montreal"
+    club.time_zone = "Asia/Makassar"
+    club.save()
+
+    body = organiser_client.get(f"{API}/clubs/{club.slug}/").json()
+    listed = organiser_client.get(f"{API}/clubs/").json()["results"][0]
+
+    assert body["created_at"].endswith("Z")
+    assert listed["created_at"] == body["created_at"]
+    assert dt.datetime.fromisoformat(body["created_at"]) == club.created_at

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import unicodedata
 
 import pytest
@@ -48,6 +49,12 @@ def cells_as_a_spreadsheet_splits_them(text: str, separator: str) -> list[str]:
 
 
 def runs_as_formula(cell: str) -> bool:
+    """A cell a spreadsheet runs, unless it is a text formula holding only a quoted literal
+    (``="-2+3"``: the spreadsheet shows the text ``-2+3``), and what follows it when the
+    line is read at another separator holds no quote, bracket or ``|`` (``="-2+3",-3``:
+    an error, never a call)."""
+    if re.fullmatch(r'="[^"]*"[^"()|\'!]*', cell):
+        return False
     return cell.lstrip(" ").startswith(("=", "+", "-", "@", "\t", "\r"))
 
 

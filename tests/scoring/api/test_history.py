@@ -8,7 +8,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from tests.scoring.conftest import API
-from tests.scoring.factories import PlayerFactory, SeasonFactory
+from tests.scoring.factories import PlayerFactory, SeasonFactory, SeatRoundFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -123,3 +123,23 @@ def test_a_private_clubs_history_is_closed_to_anonymous_callers(club, players, t
         ).status_code
         == 404
     )
+
+
+@pytest.mark.parametrize("path", ["rounds", "games"])
+def test_a_players_history_is_filtered_by_the_clubs_local_dates(
+    member_client, club, season, players, path
+):
+    """Issue 28: Montreal (UTC-5 in December): a round at 20:30 local on Friday 4 December
+    (01:30 UTC on Saturday) is Friday's."""
+    club.time_zone = "America/Montreal"
+    club.save()
+    at = dt.datetime(2026, 12, 5, 1, 30, tzinfo=dt.UTC)
+    SeatRoundFactory(season=season, player=players[0], played_at=at)
+    url = f"{API}/clubs/{club.slug}/players/{players[0].pk}/{path}/"
+
+    friday = member_client.get(url, {"played_after": "2026-12-04", "played_before": "2026-12-04"})
+    saturday = member_client.get(url, {"played_after": "2026-12-05"})
+
+    assert friday.status_code == 200, friday.content
+    assert friday.json()["count"] == 1
+    assert saturday.json()["count"] == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
-from scoring.api.renderers import CSVRenderer
+from scoring.api.renderers import CSVRenderer, SpreadsheetCSVRenderer
 
 
 def test_rows_are_written_in_the_given_column_order_with_a_header():
@@ -35,3 +35,72 @@ def test_an_error_response_is_rendered_as_its_json_problem():
 
 def test_no_rows_and_no_columns_is_an_empty_header():
     assert CSVRenderer().render([]) == b"\r\n"
+
+
+def test_a_spreadsheet_keeps_identifiers_that_look_like_numbers_or_dates_as_text():
+    rows = [
+        {"member_number": value}
+        for value in (
+            "0042",
+            "2024-01",
+            "1.10",
+            "3/4",
+            "-2",
+            ".5",
+            "Jan-24",
+            "true",
+            "B-01",
+            "Andi",
+        )
+    ]
+
+    text = SpreadsheetCSVRenderer().render({"results": rows}).decode().lstrip("\ufeff")
+
+    assert text.splitlines() == [
+        "member_number",
+        '"=""0042"""',
+        '"=""2024-01"""',
+        '"=""1.10"""',
+        '"=""3/4"""',
+        '"=""-2"""',
+        '"="".5"""',
+        '"=""Jan-24"""',
+        '"=""true"""',
+        "B-01",
+        "Andi",
+    ]
+
+
+def test_a_spreadsheet_still_defuses_formulas_even_when_they_start_like_a_number():
+    rows = [{"name": "1;=cmd|' /C calc'!A0"}, {"name": "=1+1"}, {"name": '12"3'}]
+
+    text = SpreadsheetCSVRenderer().render({"results": rows}).decode().lstrip("\ufeff")
+
+    assert text.splitlines() == ["name", "1;'=cmd|' /C calc'!A0", "'=1+1", '"12""3"']
+
+
+def test_plain_csv_writes_identifiers_bare_for_programs():
+    rows = [{"member_number": "0042"}, {"member_number": "2024-01"}]
+
+    text = CSVRenderer().render({"results": rows}).decode()
+
+    assert text.splitlines() == ["member_number", "0042", "2024-01"]
+
+
+def test_a_row_with_a_quote_or_a_bracket_anywhere_keeps_the_apostrophe_guard_only():
+    """Read at another separator than it was written with, a row is one cell: a text formula
+    at its start would take in the rest of the line, so it is written only where the rest
+    cannot call a function or another program."""
+    rows = [
+        {"member_number": "0042", "name": 'HYPERLINK("x")'},
+        {"member_number": "0042", "name": "Andi"},
+    ]
+
+    text = SpreadsheetCSVRenderer().render(
+        {"results": rows}, renderer_context={"csv_columns": ["member_number", "name"]}
+    )
+
+    assert text.decode().lstrip("\ufeff").splitlines()[1:] == [
+        '0042,"HYPERLINK(""x"")"',
+        '"=""0042""",Andi',
+    ]

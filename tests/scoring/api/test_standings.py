@@ -238,3 +238,51 @@ def test_standings_can_count_only_the_rounds_verified_at_the_table(
     lifetime = member_client.get(f"{API}/clubs/{club.slug}/standings/", {"verified": "true"})
     assert {row["rounds_played"] for row in lifetime.json()["results"]} == {2}
     assert member_client.get(url, {"verified": "maybe"}).status_code == 400
+
+
+def test_the_date_filters_are_the_clubs_local_dates(member_client, club, season, players):
+    """Issue 28: in Makassar (UTC+8) the rounds of Friday 4 December 2026 are those settled
+    on that local date, from 16:00 UTC on Thursday to 16:00 UTC on Friday."""
+    club.time_zone = "Asia/Makassar"
+    club.save()
+    utc = dt.UTC
+    friday_evening = dt.datetime(2026, 12, 4, 11, 0, tzinfo=utc)  # 19:00 local
+    friday_small_hours = dt.datetime(2026, 12, 3, 17, 0, tzinfo=utc)  # Friday 01:00 local
+    saturday_small_hours = dt.datetime(2026, 12, 4, 17, 0, tzinfo=utc)  # Saturday 01:00 local
+    for at, won in (
+        (friday_evening, True),
+        (friday_small_hours, True),
+        (saturday_small_hours, False),
+    ):
+        SeatRoundFactory(season=season, player=players[0], played_at=at, won=won)
+    url = f"{API}/clubs/{club.slug}/standings/"
+    friday = {"played_after": "2026-12-04", "played_before": "2026-12-04"}
+
+    on_friday = member_client.get(url, friday).json()["results"]
+    from_saturday = member_client.get(url, {"played_after": "2026-12-05"}).json()["results"]
+    to_thursday = member_client.get(url, {"played_before": "2026-12-03"}).json()["results"]
+
+    assert [(r["rounds_played"], r["rounds_won"]) for r in on_friday] == [(2, 2)]
+    assert [(r["rounds_played"], r["rounds_won"]) for r in from_saturday] == [(1, 0)]
+    assert to_thursday == []
+
+
+def test_head_to_head_dates_are_the_clubs_local_dates(member_client, club, season, players):
+    """Issue 28: Montreal (UTC-5 in December): a round at 20:30 local on Friday 4 December is
+    01:30 UTC on Saturday, and counts for Friday."""
+    club.time_zone = "America/Montreal"
+    club.save()
+    game = GameFactory()
+    at = dt.datetime(2026, 12, 5, 1, 30, tzinfo=dt.UTC)
+    for seat, player in enumerate(players[:2]):
+        SeatRoundFactory(
+            game=game, round_number=1, seat=seat, season=season, player=player, played_at=at
+        )
+    url = f"{API}/clubs/{club.slug}/head-to-head/"
+    pair = {"a": players[0].pk, "b": players[1].pk}
+
+    friday = member_client.get(url, {**pair, "played_before": "2026-12-04"}).json()
+    saturday = member_client.get(url, {**pair, "played_after": "2026-12-05"}).json()
+
+    assert friday["rounds_together"] == 1
+    assert saturday["rounds_together"] == 0

@@ -20,7 +20,7 @@ def fill(apps: Any, schema_editor: Any) -> None:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("scoring", "0006_season_period_and_name_validators"),
+        ("scoring", "0007_club_time_zone"),
     ]
 
     operations = [

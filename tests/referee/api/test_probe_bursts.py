@@ -1,0 +1,108 @@
+"""Issue 27, finding 6: an honest phone resending without an ``Idempotency-Key`` (five copies
+at once on a flaky network) collected refusals of the copies ("already declared", "not your
+turn"), which tell nothing of another hand, and after six every move of that phone was 429
+``probe_limited`` for ten minutes. Real threads, each on its own PostgreSQL connection,
+released together; the bursts are repeated ten times."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection
+from rest_framework.test import APIClient
+
+from referee.models import TableAlert, TableToken
+from tests.referee.conftest import API
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SEAT_1 = ["3-6", "5-6", "0-0", "0-1", "0-2"]
+SEAT_2 = ["2-3", "1-1", "1-2", "1-3", "1-4"]
+COPIES = 5
+BURSTS = 10
+
+
+def run_together(count: int, work: Callable[[int], Any]) -> list[Any]:
+    """Run ``work(0)``…``work(count - 1)`` in threads released together; what each returned."""
+    barrier = threading.Barrier(count)
+    results: list[Any] = [None] * count
+
+    def target(index: int) -> None:
+        try:
+            barrier.wait(timeout=30)
+            results[index] = work(index)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test to assert on
+            results[index] = exc
+        finally:
+            connection.close()  # this thread's own connection
+
+    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads)
+    return results
+
+
+def copies(client: APIClient, url: str, body: dict[str, Any]) -> list[int]:
+    """``COPIES`` identical posts at once, without a key, each from its own client (the same
+    token): their statuses."""
+
+    def send(_: int) -> int:
+        copy = APIClient()
+        copy._credentials = dict(client._credentials)  # the same phone's token
+        return copy.post(url, body, format="json").status_code
+
+    return sorted(run_together(COPIES, send))
+
+
+@pytest.fixture
+def in_play(new_game, settings):
+    """Seat 1 declared SEAT_1; 6-6 and 3-6 are down, seat 2 to play on ends (6, 3)."""
+    settings.TABLE_PROBE_LIMIT = 3  # lower than the copies refused in one burst
+    table = new_game()
+    table.accept(table.declare(1, SEAT_1))
+    table.accept(table.play(0, "6-6"))
+    table.accept(table.play(1, "3-6"))
+    return table
+
+
+def test_bursts_of_copies_of_a_hand_and_of_a_move_never_reach_the_limit_R31(in_play):
+    phone = in_play.phone(2)
+    keeper = in_play.scorekeeper
+    for _ in range(BURSTS):
+        hand = copies(phone, in_play.url("hands/"), {"seat": 2, "tiles": SEAT_2})
+        assert hand == [201] + [400] * (COPIES - 1), hand  # already declared (R31)
+        move = copies(phone, in_play.url("moves/"), {"seat": 2, "tile": "2-3"})
+        assert move == [201] + [422] * (COPIES - 1), move  # not your turn
+        theirs = copies(keeper, in_play.url("moves/"), {"seat": 3, "tile": "2-2"})
+        assert theirs == [201] + [422] * (COPIES - 1), theirs
+        assert in_play.undo(client=keeper).status_code == 200  # seat 3's, declared by none
+        assert in_play.undo(client=phone).status_code == 200  # its own move
+        assert in_play.undo(client=phone).status_code == 200  # its own hand
+
+    assert not TableToken.objects.filter(probes__gt=0).exists()
+    assert not TableAlert.objects.exists()
+    in_play.accept(in_play.declare(2, SEAT_2, client=phone))
+    in_play.accept(in_play.play(2, "2-3", client=phone))
+    assert in_play.game.refused_events.count() == BURSTS * 3 * (COPIES - 1)
+
+
+def test_a_burst_of_copies_of_a_real_probe_counts_once_R31(in_play):
+    """The same copies of a refusal that does depend on seat 1's hand: one probe."""
+    keeper = in_play.scorekeeper
+    refused = copies(keeper, in_play.url("moves/"), {"seat": 2, "tile": "5-6"})
+
+    assert refused == [422] * COPIES
+    token = TableToken.objects.get(seat=None, revoked_at=None)
+    assert token.probes == 1
+    assert (
+        keeper.post(
+            f"{API}/games/{in_play.id}/moves/", {"seat": 2, "tile": "2-3"}, format="json"
+        ).status_code
+        == 201
+    )
