@@ -61,6 +61,7 @@ SEAT_ROUND_COLUMNS = (
     "stones_held",
     "camat_elected",
     "cycle_ended",
+    "cycle_player_id",
 )
 
 
@@ -129,7 +130,8 @@ def build(rounds: int, *, rng: random.Random) -> League:
                     seat = row["seat"]
                     copy.write_row(
                         (game.pk, number, seat, seated[seat].pk, club.pk, season.pk, played_at)
-                        + tuple(row[c] for c in SEAT_ROUND_COLUMNS[7:])
+                        + tuple(row[c] for c in SEAT_ROUND_COLUMNS[7:-1])
+                        + ((seated[seat].pk if row["cycle_ended"] else None),)  # one sitter
                     )
             left -= ROUNDS_PER_GAME
     recount_seconds = 0.0

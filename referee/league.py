@@ -101,6 +101,14 @@ class League:
         R38: ``Game.seats_now``). None without a league."""
         return {}
 
+    def substitute_players(self, *, game: Game, names: Sequence[str]) -> list[int | None]:
+        """The registered players a record's substitutes (R38) name, for an import or a
+        replaced record (whose ``substitutes`` hold names only, RECORD.md): a name that is
+        exactly one registered player's of the game's club (letter case and spaces aside)
+        is that player's id, any other is ``None`` (a guest). Without a league: all
+        ``None``."""
+        return [None] * len(names)
+
     def organises(self, *, user: UserLike, game: Game) -> bool:
         """Whether ``user`` organises the league (club) ``game`` counts for."""
         return False

@@ -1,7 +1,8 @@
 """Django admin for league records: clubs (with their organisers), players, seasons, merges.
 
 Nothing here deletes: seasons are archived, duplicate players merged (through
-the API, which audits it), and the foreign keys PROTECT the history anyway.
+the API, which audits it), and the foreign keys PROTECT the history anyway. A user's
+account may be deleted, but not that of a club's last organiser (``LeagueUserAdmin``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -209,3 +212,27 @@ class LeagueGameAdmin(GameAdmin):
 
 admin.site.unregister(Game)
 admin.site.register(Game, LeagueGameAdmin)
+
+
+class LeagueUserAdmin(UserAdmin):
+    """Django's users, where the account of a club's last organiser is not deleted: its
+    delete page (one user or the bulk action) lists the clubs it would leave without an
+    organiser as what protects it, and offers no confirmation (``last_organiser``,
+    ``services.check_user_deletable``, which every deletion asks)."""
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        for user in objs:
+            for club in services.clubs_organised_only_by(user=user):
+                protected = [
+                    *protected,
+                    gettext("%(club)s: %(user)s is its last organiser (name another first)")
+                    % {"club": club.name, "user": user.get_username()},
+                ]
+        return deleted, counts, perms_needed, protected
+
+
+User = get_user_model()
+if admin.site.is_registered(User):
+    admin.site.unregister(User)
+admin.site.register(User, LeagueUserAdmin)

@@ -14,6 +14,7 @@ class ScoringConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.contrib.auth import get_user_model
         from django.db.models.signals import pre_delete
 
         from referee import league, signals
@@ -26,4 +27,7 @@ class ScoringConfig(AppConfig):
         signals.round_settled.connect(receivers.round_settled, dispatch_uid="scoring.settled")
         signals.rounds_changed.connect(receivers.rounds_changed, dispatch_uid="scoring.changed")
         pre_delete.connect(receivers.game_deleting, sender=Game, dispatch_uid="scoring.deleting")
+        pre_delete.connect(
+            receivers.user_deleting, sender=get_user_model(), dispatch_uid="scoring.user_deleting"
+        )
         league.register(ClubLeague())

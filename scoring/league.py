@@ -109,6 +109,14 @@ class ClubLeague(referee_league.League):
             )
         return choices
 
+    def substitute_players(self, *, game: Game, names: Sequence[str]) -> list[int | None]:
+        """``registered_seats`` against the game's club (one query, none in no club)."""
+        in_league = selectors.game_league(game=game)
+        if in_league is None or not names:
+            return [None] * len(names)
+        seats = self.registered_seats(club=in_league.club, names=list(names))
+        return [seat if isinstance(seat, int) else None for seat in seats]
+
     def organises(self, *, user: UserLike, game: Game) -> bool:
         return selectors.game_organised_by(user=user, game=game)
 

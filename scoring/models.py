@@ -316,7 +316,9 @@ class SeatRound(models.Model):
     ``stones_received``/``stones_given`` are the stones that moved to/from the
     seat in the round (R23; a CAMAT reset, R25, is neither); ``stones_held``
     is what the seat held after the round's awards, before any reset;
-    ``cycle_ended`` marks the rows of a round that elected a CAMAT (R24).
+    ``cycle_ended`` marks the rows of a round that elected a CAMAT (R24), and on them
+    ``cycle_player`` is who the ratings credit with the seat's cycle: whoever sat most of
+    its rounds (a substitute, R38, sat only its last ones), ``None`` for a guest.
     """
 
     game = models.ForeignKey("referee.Game", on_delete=models.CASCADE, related_name="seat_rounds")
@@ -346,6 +348,15 @@ class SeatRound(models.Model):
     stones_held = models.PositiveIntegerField(default=0)
     camat_elected = models.BooleanField(default=False)
     cycle_ended = models.BooleanField(default=False)
+    cycle_player = models.ForeignKey(
+        Player,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="cycles_rated",
+        help_text="On a cycle's last round (cycle_ended): the player the cycle is rated for, "
+        "who sat most of its rounds at this seat (R38; a tie: the later of them).",
+    )
 
     class Meta:
         ordering = ["game", "round_number", "seat"]

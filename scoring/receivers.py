@@ -72,3 +72,9 @@ def game_deleting(sender: Any, instance: Game, **kwargs: Any) -> None:
     """Django's ``pre_delete`` of a game, before it and its seat-rounds go (``CASCADE``):
     its rows leave the players' totals (``services.game_deleting``)."""
     services.game_deleting(game=instance)
+
+
+def user_deleting(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """Django's ``pre_delete`` of a user: the last organiser of a club is not deleted
+    (``services.check_user_deletable``, 409 ``last_organiser``)."""
+    services.check_user_deletable(user=instance)

@@ -82,8 +82,34 @@ def seat_players(*, game: Game) -> dict[int, int]:
 
 def seats_now(game: Game) -> list[Occupant]:
     """Who sits each seat of ``game`` now (``Game.seats_now``: substitutes applied, R38)
-    with the registered players the league keeps."""
-    return game.seats_now(seat_players(game=game))
+    with the registered players the league keeps; a substitute's player since merged is
+    the player they were merged into (``survivors``). No query beyond ``seat_players``'
+    unless a club player substitutes."""
+    registered = seat_players(game=game)
+    now = game.seats_now(registered)
+    named = {o.player_id for o in now if o.player_id is not None} - set(registered.values())
+    if not named:
+        return now
+    into = survivors(named)
+    return [
+        o if o.player_id is None else replace(o, player_id=into.get(o.player_id, o.player_id))
+        for o in now
+    ]
+
+
+def survivors(players: Iterable[int]) -> dict[int, int]:
+    """Each merged player among ``players`` (ids) → the player they were merged into (a
+    merge re-points earlier merges, so one step). Where a game names a player by id
+    outside the league's own rows (a substitute's event, R38), this is who they are now.
+    One query (none for no ids)."""
+    wanted = set(players)
+    if not wanted:
+        return {}
+    return dict(
+        Player.objects.filter(pk__in=wanted, merged_into__isnull=False).values_list(
+            "pk", "merged_into_id"
+        )
+    )
 
 
 # -- who may do what -----------------------------------------------------------------------
@@ -465,7 +491,7 @@ def club_ratings_folded(*, club: Club, season: Season | None = None, model: Any 
     if season is not None:
         ends = ends.filter(season=season)
     rows = ends.order_by("played_at", "game_id", "round_number", "seat").values_list(
-        "game_id", "round_number", "player_id", "camat_elected", "stones_held", "played_at"
+        "game_id", "round_number", "cycle_player_id", "camat_elected", "stones_held", "played_at"
     )
     ratings: dict[int, Any] = {}
     cycles: dict[int, int] = {}

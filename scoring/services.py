@@ -163,6 +163,31 @@ def check_organiser_left(*, club: Club, organisers: set[int]) -> None:
         raise LastOrganiser()
 
 
+def clubs_organised_only_by(*, user: Any) -> list[Club]:
+    """The clubs whose only organiser is ``user`` (a user object or id): deleting the user's
+    account would leave each without one. One query."""
+    pk = getattr(user, "pk", user)
+    others = Membership.objects.filter(club=OuterRef("pk"), role=Membership.Role.ORGANISER).exclude(
+        user_id=pk
+    )
+    return list(
+        Club.objects.filter(memberships__user_id=pk, memberships__role=Membership.Role.ORGANISER)
+        .exclude(Exists(others))
+        .order_by("name", "pk")
+    )
+
+
+def check_user_deletable(*, user: Any) -> None:
+    """Refuse (``last_organiser``, 409) to delete the account of a club's last organiser,
+    which would leave the club with no one to manage it (issue 32): name another organiser
+    first. Asked before any user is deleted (``scoring.receivers.user_deleting``, Django's
+    ``pre_delete``), so the admin, the shell and any service alike keep the rule; the
+    admin's delete page lists those clubs as what protects the account."""
+    clubs = clubs_organised_only_by(user=user)
+    if clubs:
+        raise LastOrganiser(club=clubs[0].slug)
+
+
 # -- players -------------------------------------------------------------------------------
 
 
@@ -228,11 +253,7 @@ def player_merge(
     _require_organiser(by, survivor.club)
     if survivor.club_id != duplicate.club_id or survivor.pk == duplicate.pk:
         raise MergeInvalid()
-    game_ids = list(
-        SeatPlayer.objects.filter(player=duplicate)
-        .values_list("seat__game_id", flat=True)
-        .distinct()
-    )
+    game_ids = sorted(_games_sat(duplicate), key=str)
     store.lock_games(game_ids)
     locked = {
         p.pk: p
@@ -241,14 +262,17 @@ def player_merge(
     survivor, duplicate = locked[survivor.pk], locked[duplicate.pk]
     if survivor.is_merged or duplicate.is_merged:
         raise PlayerMerged()
-    if SeatPlayer.objects.filter(player=survivor, seat__game_id__in=game_ids).exists():
+    if _games_sat(survivor) & set(game_ids):  # a seat, a substitute's or a round's row
         raise MergeInvalid(
             gettext("These players sat at the same game: they are two people, not duplicates.")
         )
     seats_moved = SeatPlayer.objects.filter(player=duplicate).update(player=survivor)
-    both = SeatRound.objects.filter(player__in=[survivor, duplicate])
+    both = SeatRound.objects.filter(
+        Q(player__in=[survivor, duplicate]) | Q(cycle_player__in=[survivor, duplicate])
+    )
     old = list(both.values(*ROW_FIELDS))
     rows_moved = SeatRound.objects.filter(player=duplicate).update(player=survivor)
+    SeatRound.objects.filter(cycle_player=duplicate).update(cycle_player=survivor)
     _rows_replace(old, list(both.values(*ROW_FIELDS)))
     Player.objects.filter(merged_into=duplicate).update(merged_into=survivor)
     merge = PlayerMerge.objects.create(
@@ -268,6 +292,17 @@ def player_merge(
         survivor.member_number = duplicate.member_number
         survivor.save(update_fields=["member_number"])
     return merge
+
+
+def _games_sat(player: Player) -> set[Any]:
+    """The games ``player`` sat in any way (R38): a seat from the start, a substitute's
+    event naming them, or a seat-round credited to them. Three queries."""
+    seats = SeatPlayer.objects.filter(player=player).values_list("seat__game_id", flat=True)
+    rows = SeatRound.objects.filter(player=player).values_list("game_id", flat=True)
+    subs = Event.objects.filter(
+        kind=Event.Kind.SUBSTITUTE, revoked_by__isnull=True, payload__player=player.pk
+    ).values_list("game_id", flat=True)
+    return {*seats.distinct(), *rows.order_by().distinct(), *subs.distinct()}
 
 
 # -- seasons -------------------------------------------------------------------------------
@@ -517,7 +552,8 @@ def seat_rounds_settle(
     (``Game.state["snapshot"]``: the standing at the start of its first round).
     Two statements for a game in no club (the seats' players, one multi-row
     ``INSERT … ON CONFLICT DO NOTHING``), two more for a club's game (the totals'
-    upserts), and the ratings' when the round ended a CAMAT cycle. Any rows
+    upserts), and, when the round ended a CAMAT cycle, one to read the cycle's earlier
+    rounds (its rows are rated for whoever sat most of them, R38) and the ratings'. Any rows
     already stored for that round (left by a path that did not delete them) are
     replaced: those the insert skipped are read, deleted and inserted again (three
     statements more), and leave the totals and ratings as they go. Without
@@ -532,16 +568,31 @@ def seat_rounds_settle(
     else:
         before = snapshot["standing"]["stones"]
     player_of, club_id, season_id = _players_by_round(game)
+    lines = list(round_lines(game_round, before))
+    credited: dict[tuple[int, int], int | None] = {}
+    if any(line.cycle_ended for line in lines):  # the cycle's earlier rounds: one query
+        earlier = SeatRound.objects.filter(
+            game=game, round_number__lt=game_round.round.number
+        ).values_list("round_number", "seat", "player_id", "cycle_ended")
+        sat = [
+            *earlier,
+            *(
+                (ln.round_number, ln.seat, player_of(ln.round_number, ln.seat), ln.cycle_ended)
+                for ln in lines
+            ),
+        ]
+        credited = _cycle_players(sat)
     new = [
         {
             "club_id": club_id,
             "season_id": season_id,
             "player_id": player_of(line.round_number, line.seat),
+            "cycle_player_id": credited.get((line.round_number, line.seat)),
             "game_id": game.pk,
             "played_at": played_at,
             **line.to_dict(),
         }
-        for line in round_lines(game_round, before)
+        for line in lines
     ]
     # Without ``RETURNING`` (SQLite before 3.35) the round's rows are looked up first.
     returning = _returning()
@@ -567,7 +618,15 @@ def _returning() -> bool:
 
 
 # ``SeatRound``'s columns a settle inserts, in ``_settle_insert``'s order.
-_SETTLE_COLUMNS = ("game_id", "player_id", "club_id", "season_id", "played_at", *LINE_FIELDS)
+_SETTLE_COLUMNS = (
+    "game_id",
+    "player_id",
+    "club_id",
+    "season_id",
+    "played_at",
+    *LINE_FIELDS,
+    "cycle_player_id",
+)
 
 
 def _settle_insert(
@@ -648,7 +707,13 @@ def seat_rounds_rebuild(
 
 
 # A seat-round's values that a fold derives (besides its game, round and seat).
-_DERIVED = ("player_id", "club_id", "season_id", *(f.name for f in dataclasses.fields(SeatLine)))
+_DERIVED = (
+    "player_id",
+    "club_id",
+    "season_id",
+    *(f.name for f in dataclasses.fields(SeatLine)),
+    "cycle_player_id",
+)
 
 
 def _sync(game: Game, lines: list[SeatLine], dated: Any) -> tuple[int, int]:
@@ -662,6 +727,10 @@ def _sync(game: Game, lines: list[SeatLine], dated: Any) -> tuple[int, int]:
         for row in SeatRound.objects.filter(game=game).values(*fields)
     }
     player_of, club_id, season_id = _players_by_round(game)
+    credited = _cycle_players(
+        (line.round_number, line.seat, player_of(line.round_number, line.seat), line.cycle_ended)
+        for line in lines
+    )
     stale: list[dict[str, Any]] = []
     fresh: list[SeatRound] = []
     for line in lines:
@@ -670,6 +739,7 @@ def _sync(game: Game, lines: list[SeatLine], dated: Any) -> tuple[int, int]:
             "club_id": club_id,
             "season_id": season_id,
             **line.to_dict(),
+            "cycle_player_id": credited.get((line.round_number, line.seat)),
         }
         old = stored.pop((line.round_number, line.seat), None)
         if old is not None and all(old[f] == values[f] for f in _DERIVED):
@@ -684,6 +754,31 @@ def _sync(game: Game, lines: list[SeatLine], dated: Any) -> tuple[int, int]:
     created = SeatRound.objects.bulk_create(fresh) if fresh else []
     _rows_replace(stale, [_row_dict(row) for row in created])  # the totals follow
     return len(stale), len(created)
+
+
+def _cycle_players(
+    sat: Iterable[tuple[int, int, int | None, bool]],
+) -> dict[tuple[int, int], int | None]:
+    """Who each completed CAMAT cycle is rated for, seat by seat (R38): ``sat`` is each
+    settled round's ``(round, seat, player, cycle_ended)`` of one game (``player``: who
+    sat it, ``None`` a guest); the answer maps a cycle's last round and seat to the
+    player who sat most of the cycle's rounds at that seat, a tie going to the later of
+    them. A cycle runs from the round after the game's previous election (or its first
+    round) to the round that elects (R24, R25); voided rounds have no row and count in
+    no cycle (R35)."""
+    since: dict[int, list[int | None]] = {}
+    credited: dict[tuple[int, int], int | None] = {}
+    for number, seat, player, ended in sorted(sat, key=lambda line: (line[0], line[1])):
+        sitters = since.setdefault(seat, [])
+        sitters.append(player)
+        if ended:
+            counts: dict[int | None, int] = {}
+            for who in sitters:
+                counts[who] = counts.get(who, 0) + 1
+            most = max(counts.values())
+            credited[(number, seat)] = next(w for w in reversed(sitters) if counts[w] == most)
+            since[seat] = []
+    return credited
 
 
 def check_not_seated_elsewhere(*, player: Player, game: Game | None = None) -> None:
@@ -746,6 +841,7 @@ ROW_FIELDS = (
     "stones_held",
     "camat_elected",
     "cycle_ended",
+    "cycle_player_id",
 )
 
 Key = tuple[int, int | None, int]  # club, season (None: the club's lifetime), player
@@ -857,7 +953,7 @@ def _cycle_line(row: Row) -> tuple[Any, ...]:
     return (
         *_cycle_key(row),
         row["seat"],
-        row["player_id"],
+        row["cycle_player_id"],
         row["camat_elected"],
         row["stones_held"],
     )
@@ -952,7 +1048,7 @@ def _fold_from(fold: RatingFold, start: CycleKey | None) -> None:
     rows = list(
         folding.order_by("played_at", "game_id", "round_number", "seat").values(*ROW_FIELDS)
     )
-    wanted = stale | {row["player_id"] for row in rows if row["player_id"] is not None}
+    wanted = stale | {row["cycle_player_id"] for row in rows if row["cycle_player_id"] is not None}
     model = ratings_core.rating_model()
     before = _latest_steps(steps, wanted) if start is not None else {}
     ratings = {player: model.rating(mu=s.mu, sigma=s.sigma) for player, s in before.items()}
@@ -961,7 +1057,7 @@ def _fold_from(fold: RatingFold, start: CycleKey | None) -> None:
     new_steps = []
     for table in _tables(rows):
         _rate(model, ratings, table)
-        seated = [row["player_id"] for row in table if row["player_id"] is not None]
+        seated = [row["cycle_player_id"] for row in table if row["cycle_player_id"] is not None]
         for player in seated:  # a player seated twice (a substitute's error) counts twice
             cycles[player] = cycles.get(player, 0) + 1
             last[player] = table[0]["played_at"]
@@ -1023,7 +1119,7 @@ def _latest_steps(steps: QuerySet[RatingStep], players: set[int]) -> dict[int, R
 
 def _rate(model: Any, ratings: dict[int, Any], table: Sequence[Row]) -> None:
     seats = [
-        ratings_core.CycleSeat(row["player_id"], row["camat_elected"], row["stones_held"])
+        ratings_core.CycleSeat(row["cycle_player_id"], row["camat_elected"], row["stones_held"])
         for row in table
     ]
     ratings_core.rate_cycle(model, ratings, seats)
@@ -1092,7 +1188,7 @@ def game_deleting(*, game: Game) -> None:
 def _players_by_round(game: Game) -> tuple[Any, int | None, int | None]:
     """``(round, seat) → the club player who sat it`` (``None`` for a guest): the seat's,
     or the latest substitute's from that round on (R38); and the game's club and season
-    (ids, or ``None``). One query."""
+    (ids, or ``None``). One query, two when a club player substitutes."""
     game_id = Game._meta.pk.get_db_prep_value(game.pk, connection)  # type: ignore[union-attr]
     with connection.cursor() as cursor:
         cursor.execute(_players_sql(), [game_id])
@@ -1100,12 +1196,14 @@ def _players_by_round(game: Game) -> tuple[Any, int | None, int | None]:
     players = {number: player for number, player, _, _ in rows}
     club_id, season_id = (rows[0][2], rows[0][3]) if rows else (None, None)
     substitutes = sorted(store.state_of(game).substitutes, key=lambda sub: sub[0] or 0)
+    # A substitute's event names its player by id: one merged since is the survivor.
+    into = selectors.survivors(sub[3] for sub in substitutes if isinstance(sub[3], int))
 
     def player_of(number: int, seat: int) -> int | None:
         who = players.get(seat)
         for start, sub_seat, _, player in substitutes:
             if sub_seat == seat and start <= number:
-                who = player
+                who = into.get(player, player)
         return who
 
     return player_of, club_id, season_id

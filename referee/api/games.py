@@ -25,7 +25,7 @@ from referee.api import answers
 from referee.api import serializers as s
 from referee.api.answers import Rendered
 from referee.api.auth import IsOrganiser, actor_of
-from referee.api.pagination import MAX_PAGE, BoundedPageNumberPagination
+from referee.api.pagination import MAX_PAGE, BoundedCursorPagination, BoundedPageNumberPagination
 from referee.api.schema import (
     ETAG_HEADER,
     EXAMPLE_RECORD,
@@ -63,9 +63,11 @@ from referee.services import corrections, verification
 from referee.services.computer import computer_seats_setup
 
 
-class GamePagination(BoundedPageNumberPagination):
-    page_size = 50
-    max_page_size = 500
+class GamePagination(BoundedCursorPagination):
+    """The games, newest first, by cursor: a game created meanwhile goes before the first
+    page, never onto the next."""
+
+    ordering = ("-created_at", "-id")
 
 
 class GameListCreateView(PerViewer, generics.ListAPIView):  # type: ignore[type-arg]
@@ -83,7 +85,8 @@ class GameListCreateView(PerViewer, generics.ListAPIView):  # type: ignore[type-
         tags=["games"],
         summary="Your games",
         description="The games you may use, newest first: those you created and those of the "
-        "clubs you organise (staff: every game). Paginated (`page`, `page_size`). A game's "
+        "clubs you organise (staff: every game). Paged by cursor (`page_size`; follow "
+        "`next`), so a game created meanwhile never repeats a row of the next page. A game's "
         "state is `GET /games/{id}/`.",
         responses={200: s.GameListItemSerializer(many=True), **PROBLEMS},
     )

@@ -42,7 +42,7 @@ from referee.idempotency import (
 from referee.league import league
 from referee.models import Correction, Event, Game, Seat, TableAlert
 from referee.selectors import game_state_for
-from referee.services import guard, probes, verification
+from referee.services import games, guard, probes, verification
 from referee.services.guard import Actor, Precondition
 from referee.store import rules_of, state_of
 
@@ -387,7 +387,8 @@ def game_replace(*, game_id: Any, record: Any, actor: Actor, reason: str = "") -
             raise RecordInvalid(gettext_noop("a game's rule set never changes"), rule="R40")
         folding.check_storable(record)
         replay(parsed)
-        wanted = folding.record_entries(parsed.rounds)
+        # A substitute the record repeats keeps its club player (R38): the record has names.
+        wanted = games.substitute_players(game, folding.record_entries(parsed.rounds), slots)
         return _match(slots, wanted)
 
     corrected = _correct(

@@ -8,6 +8,7 @@ the record back; ``game_close`` ends the game (the organiser's, on the version t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -125,8 +126,10 @@ def game_import(
     record's names) make it a league game, as in ``game_create``;
     ``played_at`` (a datetime) dates its rounds in the league, else the time
     of the import. Its rulings (void R35, adjustments R36, substitutes R38)
-    are stored as events. Raises the record's first ``RefereeError``;
-    nothing is stored then.
+    are stored as events; in a club's game a substitute's name that is exactly one club
+    player's is that player (``substitute_players``: a record holds names only), so a
+    game's export imported again credits the same rounds. Raises the record's first
+    ``RefereeError``; nothing is stored then.
     """
     parsed = Record.parse(record)
     replay(parsed)  # the whole record must be possible before anything is stored
@@ -138,7 +141,7 @@ def game_import(
         club=club,
         season=season,
     )
-    entries = folding.record_entries(parsed.rounds)
+    entries = substitute_players(game, folding.record_entries(parsed.rounds))
     engine, effects = folding.fold(parsed.rules, [(e.kind, e.payload) for e in entries])
     actor = Actor(user=created_by).label
     now = timezone.now()
@@ -157,7 +160,7 @@ def game_import(
     version = len(entries)  # one version an event, as if each had been entered
     snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(parsed.rules))
     substitutes = tuple(
-        (e.payload["round"], e.payload["seat"], e.payload["name"], None)
+        (e.payload["round"], e.payload["seat"], e.payload["name"], e.payload.get("player"))
         for e in entries
         if e.kind == "substitute"
     )
@@ -191,6 +194,45 @@ def game_import(
     )
     signals.rounds_changed.send(Game, game=game, engine=engine, played_at=played_at)
     return game
+
+
+def substitute_players(
+    game: Game, entries: list[folding.Entry], stored: Sequence[Any] = ()
+) -> list[folding.Entry]:
+    """A record's events with each substitute's registered player (R38), which a record
+    does not carry (its ``substitutes`` hold names, RECORD.md): the player of a ``stored``
+    live substitute event (``kind``/``payload``, e.g. the game's own) of the same round,
+    seat and name, else the club player the name is (``League.substitute_players``: a
+    name that is exactly one club player's), else none (a guest). So a game's export
+    imported again, or put back as its corrected record, credits the same players."""
+    known = {
+        (e.payload.get("round"), e.payload.get("seat"), e.payload.get("name")): e.payload
+        for e in stored
+        if e.kind == "substitute"
+    }
+    result: list[folding.Entry] = []
+    unknown: list[int] = []
+    for entry in entries:
+        if entry.kind != "substitute" or "player" in entry.payload:
+            result.append(entry)
+            continue
+        payload = entry.payload
+        same = known.get((payload.get("round"), payload.get("seat"), payload.get("name")))
+        if same is not None:
+            payload = {**payload, "player": same.get("player")}
+        else:
+            unknown.append(len(result))
+        result.append(folding.Entry(entry.kind, payload, entry.round))
+    if unknown:
+        found = league().substitute_players(
+            game=game, names=[result[i].payload["name"] for i in unknown]
+        )
+        for index, player in zip(unknown, found, strict=True):
+            entry = result[index]
+            result[index] = folding.Entry(
+                entry.kind, {**entry.payload, "player": player}, entry.round
+            )
+    return result
 
 
 def _check_name_lengths(players: tuple[str, ...]) -> None:

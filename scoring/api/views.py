@@ -30,7 +30,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from referee.api.pagination import BoundedPageNumberPagination
+from referee.api.pagination import BoundedCursorPagination, BoundedPageNumberPagination
 from referee.api.problems import PROBLEM_CONTENT_TYPE
 from referee.api.renderers import JSONRenderer
 from referee.api.schema import PROBLEM_RESPONSE_GENERIC
@@ -72,6 +72,25 @@ PLAYER_ID = {"type": "integer", "minimum": 1, "maximum": MAX_ID}
 class LeaguePagination(BoundedPageNumberPagination):
     page_size = 50
     max_page_size = 500
+
+
+class RoundsHistoryPagination(BoundedCursorPagination):
+    """A player's rounds, newest first, by cursor: a round settled meanwhile goes before
+    the first page, never onto the next (issue 32)."""
+
+    ordering = ("-played_at", "-game_id", "-round_number")
+
+
+class GamesHistoryPagination(BoundedCursorPagination):
+    """A player's games, the last played first, by cursor."""
+
+    ordering = ("-last_played_at", "-game")
+
+
+class ClubGamesPagination(BoundedCursorPagination):
+    """A club's games, newest first, by cursor: a game created meanwhile goes first."""
+
+    ordering = ("-created_at", "-id")
 
 
 def _managed_club(request: Request, slug: str) -> Club:
@@ -437,7 +456,7 @@ class PlayerRoundsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-ar
 
     permission_classes = [AllowAny]
     serializer_class = s.PlayerRoundSerializer
-    pagination_class = LeaguePagination
+    pagination_class = RoundsHistoryPagination
     filter_backends = [ClubDatesFilterBackend]
     filterset_class = PlayedBetweenFilter
 
@@ -464,7 +483,7 @@ class PlayerGamesView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg
 
     permission_classes = [AllowAny]
     serializer_class = s.PlayerGameSerializer
-    pagination_class = LeaguePagination
+    pagination_class = GamesHistoryPagination
     filter_backends = [ClubDatesFilterBackend]
     filterset_class = PlayedBetweenFilter
 
@@ -597,7 +616,7 @@ class ClubGamesView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
     cache_privacy = "unless_public"
     permission_classes = [AllowAny]
     serializer_class = s.ClubGameSerializer
-    pagination_class = LeaguePagination
+    pagination_class = ClubGamesPagination
 
     def get_queryset(self) -> QuerySet[Game]:
         if _schema_stub(self):

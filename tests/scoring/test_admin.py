@@ -250,3 +250,43 @@ def test_the_admin_neither_unarchives_a_season_nor_changes_a_merged_player(
     assert season.is_archived is True
     assert merged.status_code == 403
     assert players[1].display_name == "Besse"
+
+
+def test_the_last_organisers_account_is_not_deleted_in_the_admin_or_elsewhere(
+    admin_client_, club, organiser, member
+):
+    """Decision (issue 32): deleting the account of a club's last organiser is refused —
+    the admin's delete page shows the club as what protects it and offers no confirmation;
+    a deletion from any other path is a 409 ``last_organiser``. With another organiser
+    named first, the account goes."""
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+
+    from scoring.exceptions import LastOrganiser
+
+    url = f"/admin/auth/user/{organiser.pk}/delete/"
+
+    page = admin_client_.get(url)
+    posted = admin_client_.post(url, {"post": "yes"})
+    bulk = admin_client_.post(
+        "/admin/auth/user/",
+        {"action": "delete_selected", "_selected_action": [organiser.pk], "post": "yes"},
+    )
+    with pytest.raises(LastOrganiser), transaction.atomic():
+        get_user_model().objects.filter(pk=organiser.pk).delete()
+
+    assert page.status_code == 200
+    assert "last organiser" in page.content.decode()
+    assert posted.status_code in (200, 403)  # refused, never a 500
+    assert bulk.status_code == 200
+    assert get_user_model().objects.filter(pk=organiser.pk).exists()
+    assert Membership.objects.filter(club=club, user=organiser, role="organiser").exists()
+
+    Membership.objects.filter(club=club, user=member).update(role="organiser")
+    gone = admin_client_.post(url, {"post": "yes"})
+
+    assert gone.status_code == 302
+    assert not get_user_model().objects.filter(pk=organiser.pk).exists()
+    assert list(Membership.objects.filter(club=club).values_list("role", flat=True)) == [
+        "organiser"
+    ]

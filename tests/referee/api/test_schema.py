@@ -52,9 +52,10 @@ def test_the_list_of_games_is_documented_with_its_fields_and_pages(api_client):
 
     operation = document["paths"]["/api/v1/games/"]["get"]
 
-    assert {p["name"] for p in operation["parameters"]} == {"page", "page_size"}
+    assert {p["name"] for p in operation["parameters"]} == {"cursor", "page_size"}
     ok = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
     page = document["components"]["schemas"][ok.rsplit("/", 1)[1]]
+    assert set(page["properties"]) == {"next", "previous", "results"}  # a cursor page
     item = page["properties"]["results"]["items"]["$ref"].rsplit("/", 1)[1]
     fields = document["components"]["schemas"][item]["properties"]
     assert set(fields) >= {"id", "status", "created_at", "players", "club", "season", "version"}
@@ -287,7 +288,25 @@ def test_a_table_token_is_refused_where_the_schema_leaves_it_out(table):
     assert table.scorekeeper.get(table.url()).status_code == 200  # where it is listed
 
 
-PAGED = ["/api/v1/games/", "/api/v1/clubs/"]
+PAGED = ["/api/v1/clubs/"]
+# Lists that grow while they are read page by cursor (issue 32; tests/scoring/api/test_paging.py).
+CURSOR_PAGED = [
+    "/api/v1/games/",
+    "/api/v1/clubs/{slug}/games/",
+    "/api/v1/clubs/{slug}/players/{id}/rounds/",
+    "/api/v1/clubs/{slug}/players/{id}/games/",
+]
+
+
+@pytest.mark.parametrize("path", CURSOR_PAGED)
+def test_cursor_paging_parameters_are_bounded_in_the_schema(api_client, path):
+    operation = schema_document(api_client)["paths"][path]["get"]
+
+    bounds = {p["name"]: p["schema"] for p in operation["parameters"]}
+
+    assert bounds["page_size"] == {"type": "integer", "minimum": 1, "maximum": 500}
+    assert bounds["cursor"]["maxLength"] == 400
+    assert "page" not in bounds  # a page number would shift as the list grows
 
 
 @pytest.mark.parametrize("path", PAGED)

@@ -232,8 +232,8 @@ def test_an_organiser_lists_the_games_they_created_and_those_of_the_clubs_they_o
 
     assert response.status_code == 200
     body = response.json()
-    assert body["count"] == 2
     listed = body["results"]
+    assert (len(listed), body["next"]) == (2, None)
     assert [game["id"] for game in listed] == [str(club_game.pk), str(own.pk)]  # newest first
     assert listed[0] == {
         "id": str(club_game.pk),
@@ -260,7 +260,7 @@ def test_a_member_lists_only_the_games_they_created(club, season, players, organ
     response = token_client(member).get(f"{API}/games/")
 
     assert response.status_code == 200
-    assert response.json()["count"] == 0
+    assert response.json()["results"] == []
 
 
 def test_staff_list_every_game_and_the_list_is_paginated(db):
@@ -269,9 +269,8 @@ def test_staff_list_every_game_and_the_list_is_paginated(db):
     staff = token_client(UserFactory(username="staff", is_staff=True))
 
     first = staff.get(f"{API}/games/?page_size=2").json()
-    second = staff.get(f"{API}/games/?page_size=2&page=2").json()
+    second = staff.get(first["next"]).json()
 
-    assert first["count"] == 3
     assert len(first["results"]) == 2
     assert len(second["results"]) == 1
     assert second["results"][0]["players"][0] == "0A"  # the oldest last

@@ -299,8 +299,9 @@ def test_a_round_settled_again_over_its_rows_replaces_them_and_the_totals_stay_e
 
     assert _stored(league_game) == settled
     assert_kept(club)
-    assert [sql.split()[0] for sql in [q["sql"] for q in queries][:5]] == [
+    assert [sql.split()[0] for sql in [q["sql"] for q in queries][:6]] == [
         "SELECT",  # the seats' players
+        "SELECT",  # the cycle's earlier rounds: who it is rated for (R38)
         "INSERT",  # seats 3 and 4 (the rows of seats 0 to 2 are there: skipped)
         "SELECT",  # the stored rows of seats 0 to 2, as they were
         "DELETE",
@@ -332,5 +333,6 @@ def test_without_returning_a_settle_reads_the_rounds_rows_first_and_stays_exact(
     assert _stored(league_game) == settled
     assert_kept(club)
 
-    assert [q["sql"].split()[0] for q in fresh][:3] == ["SELECT", "SELECT", "INSERT"]
-    assert "RETURNING" not in fresh[2]["sql"]
+    # The seats' players, the cycle's earlier rounds (R38), the round's rows, the insert.
+    assert [q["sql"].split()[0] for q in fresh][:4] == ["SELECT", "SELECT", "SELECT", "INSERT"]
+    assert "RETURNING" not in fresh[3]["sql"]
