@@ -457,6 +457,7 @@ def _correct(
                     probes.declared_seats(live, besides=actor.seat),
                 )
         if refused is None:
+            after = _placed(engine, after)
             now = timezone.now()
             correction, next_position = _store(game, before, after, actor, reason, kind, now)
             verification.verifications_refresh(game=game, actor=actor)  # resolves or resets
@@ -506,7 +507,9 @@ def _apply_changes(
             index = index_of(change.position)
             if result[index].kind == Event.Kind.HAND and not may_write_hands:
                 raise SeatNotAllowed(guard.hand_detail())
-            result[index] = replace(result[index], payload=dict(change.payload or {}))
+            result[index] = replace(
+                result[index], payload=_amended(result[index], dict(change.payload or {}))
+            )
         elif change.op == "remove":
             del result[index_of(change.position)]
         elif change.op == "insert":
@@ -515,7 +518,7 @@ def _apply_changes(
             if change.kind == Event.Kind.HAND and not may_write_hands:
                 raise SeatNotAllowed(guard.hand_detail())
             at = len(result) if change.position is None else index_of(change.position)
-            payload = dict(change.payload or {})
+            payload = {k: v for k, v in (change.payload or {}).items() if k != "side"}
             number = folding.ruling_round(change.kind, payload) or change.round
             if number is None:
                 neighbour = result[at] if at < len(result) else (result[-1] if result else None)
@@ -535,6 +538,29 @@ def _apply_changes(
     return _canonical(result)
 
 
+def _amended(slot: _Slot, payload: dict[str, Any]) -> dict[str, Any]:
+    """An amended event's payload: as given, but a play amended without ``on`` keeps the
+    side of the chain its event was placed on — a corrected tile lies where the mistyped
+    one lay (R11); with ``on`` the organiser says where it goes. The side is never taken
+    from outside (``folding.placed`` works it out)."""
+    payload.pop("side", None)
+    side = slot.payload.get("side")
+    if slot.kind == Event.Kind.MOVE and side is not None and payload.get("on") is None:
+        if "tile" in payload and "pass" not in payload:
+            payload["side"] = side
+    return payload
+
+
+def _placed(engine: EngineGame, slots: list[_Slot]) -> list[_Slot]:
+    """``slots`` judged into ``engine``, each new or amended play carrying the side of the
+    chain the replay placed it on (``folding.with_sides``, R11); kept events as stored."""
+    entries = folding.with_sides(engine, [folding.Entry(s.kind, s.payload, s.round) for s in slots])
+    return [
+        replace(slot, payload=entry.payload) if slot.changed else slot
+        for slot, entry in zip(slots, entries, strict=True)
+    ]
+
+
 def _canonical(slots: list[_Slot]) -> list[_Slot]:
     """The events in the order a replay takes them: by round, then R34's order within it."""
     return sorted(slots, key=lambda s: (s.round, _RANK.get(s.kind, 1)))
@@ -548,7 +574,10 @@ def _match(slots: list[_Slot], wanted: list[folding.Entry]) -> list[_Slot]:
     def key(kind: str, payload: Any, number: int) -> str:
         return json.dumps([kind, payload, number], sort_keys=True)
 
-    old = [key(s.kind, s.payload, s.round) for s in slots]
+    def unplaced(payload: dict[str, Any]) -> dict[str, Any]:  # a record gives no side (R11)
+        return {k: v for k, v in payload.items() if k != "side"}
+
+    old = [key(s.kind, unplaced(s.payload), s.round) for s in slots]
     new = [key(e.kind, e.payload, e.round) for e in wanted]
     result: list[_Slot] = []
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
@@ -561,8 +590,9 @@ def _match(slots: list[_Slot], wanted: list[folding.Entry]) -> list[_Slot]:
             origin = olds[offset] if offset < len(olds) else None
             if origin is not None and (origin.kind, origin.round) != (entry.kind, entry.round):
                 origin = None
+            payload = _amended(origin, dict(entry.payload)) if origin else entry.payload
             result.append(
-                _Slot(entry.kind, entry.payload, entry.round, origin.origin if origin else None)
+                _Slot(entry.kind, payload, entry.round, origin.origin if origin else None)
             )
     return _canonical(result)
 
@@ -586,7 +616,7 @@ def _judge(game: Game, slots: list[_Slot]) -> EngineGame:
     entries = [folding.Entry(s.kind, s.payload, s.round) for s in slots]
     rules = rules_of(game)
     record = folding.entries_record(game.players, rules, entries)
-    engine = replay(Record.parse(record))
+    engine = replay(Record.parse(record), stored=True)
     if not _in_record_order(entries, folding.record_entries(record["rounds"])):
         _, effects = _fold_slots(game, slots)
         for slot, effect in zip(slots, effects, strict=True):
@@ -694,8 +724,14 @@ def _settled_at(slots: list[_Slot], now: Any) -> dict[int, Any]:
     return found
 
 
+def _shown(payload: dict[str, Any]) -> dict[str, Any]:
+    """An event as the organiser entered it: without the stored side of a play (R11)."""
+    return {k: v for k, v in payload.items() if k != "side"} if "side" in payload else payload
+
+
 def _audit(before: list[_Slot], after: list[_Slot]) -> list[dict[str, Any]]:
-    """What a correction did, event by event: amended, inserted, removed (R37)."""
+    """What a correction did, event by event: amended, inserted, removed (R37). The
+    payloads are as entered: a play's stored side (R11) is not part of them."""
     changes: list[dict[str, Any]] = []
     kept = {id(s.origin) for s in after if s.origin is not None}
     for slot in after:
@@ -703,7 +739,12 @@ def _audit(before: list[_Slot], after: list[_Slot]) -> list[dict[str, Any]]:
             continue
         if slot.origin is None:
             changes.append(
-                {"op": "insert", "round": slot.round, "kind": slot.kind, "payload": slot.payload}
+                {
+                    "op": "insert",
+                    "round": slot.round,
+                    "kind": slot.kind,
+                    "payload": _shown(slot.payload),
+                }
             )
         else:
             changes.append(
@@ -712,8 +753,8 @@ def _audit(before: list[_Slot], after: list[_Slot]) -> list[dict[str, Any]]:
                     "position": slot.origin.position,
                     "round": slot.round,
                     "kind": slot.kind,
-                    "replaced": slot.origin.payload,
-                    "payload": slot.payload,
+                    "replaced": _shown(slot.origin.payload),
+                    "payload": _shown(slot.payload),
                 }
             )
     for slot in before:
@@ -724,7 +765,7 @@ def _audit(before: list[_Slot], after: list[_Slot]) -> list[dict[str, Any]]:
                     "position": slot.origin.position,
                     "round": slot.round,
                     "kind": slot.kind,
-                    "replaced": slot.payload,
+                    "replaced": _shown(slot.payload),
                 }
             )
     return changes
