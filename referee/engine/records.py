@@ -123,6 +123,10 @@ def replay(record: Record, *, stored: bool = False) -> Game:
                 raise RulingInvalid(
                     gettext_noop("a round's adjustments must be a list"), rule="R36"
                 ).at(round=number)
+            if adjustments and number < len(record.rounds):
+                # A round follows: a blocked round's missing reveal is its fault (R18),
+                # checked before its adjustments (R34, R36).
+                game.check_revealed()
             for adjustment in adjustments or ():
                 game.adjust(number, adjustment)
     except RefereeError as error:
