@@ -456,11 +456,13 @@ class Round:
                     break
                 arm: int | None = None  # the chain's arm it goes on: 0 left, 1 right
                 if side is not None:  # its stored side keeps it there while it fits (R11)
+                    # ... unless ``on`` names the other open end, which the tile carries
+                    # (``on`` is a value the tile carries: ``_WRITTEN`` says so).
                     if side == "right":
-                        if bit & CARRYING[right]:
+                        if bit & CARRYING[right] and (on is None or on == right or on != left):
                             on, arm = right, 1
                     elif side == "left":
-                        if bit & CARRYING[left]:
+                        if bit & CARRYING[left] and (on is None or on == left or on != right):
                             on, arm = left, 0
                     else:
                         break
@@ -636,8 +638,9 @@ class Round:
         chain's arm (0 left, 1 right).
 
         A stored ``side`` (``SIDES``) places the tile on that arm while the tile carries
-        its end's value, whatever ``on`` says (a correction of an earlier tile may have
-        changed the value, not where the tile lies); else ``on`` and R11 decide."""
+        its end's value, unless ``on`` names the other open end and the tile carries it:
+        so a play without ``on`` (or with both ends equal, or an ``on`` that a correction
+        of an earlier tile left stale) stays where it lies; else ``on`` and R11 decide."""
         assert self.ends is not None
         left, right = self.ends
         bit = tile.bit
@@ -657,9 +660,12 @@ class Round:
         arm: int | None = None
         if side is not None and side not in SIDES:
             raise RecordInvalid(gettext_noop('a play\'s side is "left" or "right"'), rule="R11")
-        if side == "right" and fits_right:
+        # ``on`` naming an open end the tile carries says where it goes; the stored side
+        # decides where ``on`` does not: missing, equal ends, or no longer an open end.
+        said = on is not None and on in (left, right) and tile.carries(on)
+        if side == "right" and fits_right and (not said or on == right):
             placed_on, arm = right, 1
-        elif side == "left" and fits_left:
+        elif side == "left" and fits_left and (not said or on == left):
             placed_on, arm = left, 0
         elif on is not None:
             if on not in (left, right) or not tile.carries(on):
