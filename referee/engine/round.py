@@ -441,32 +441,34 @@ class Round:
                         outcome = _BLOCKED[seat]
                         break
                     continue
-                # {"seat", "tile"}, with "on" and/or "side" (R11)
-                on = raw.get("on")
-                side = raw.get("side")
-                if size != 2 + (on is not None) + (side is not None):
-                    break
-                if on is not None and type(on) is not int:
-                    break
+                if size == 2:  # {"seat", "tile"}
+                    on = side = None
+                else:  # with "on" and/or a stored "side" (R11)
+                    on = raw.get("on")
+                    side = raw.get("side")
+                    if size != 2 + (on is not None) + (side is not None):
+                        break
+                    if on is not None and type(on) is not int:
+                        break
                 # Not a tile, or ``on`` not a value it carries: KeyError, and push says which.
                 play = _WRITTEN[seat][on][raw["tile"]]
                 tile = play.tile
                 bit = tile.bit
                 if bit & (played_mask | sleeping_mask | passed_mask[seat]):
                     break
-                arm: int | None = None  # the chain's arm it goes on: 0 left, 1 right
+                arm = -1  # the chain's arm it goes on: 0 left, 1 right
                 if side is not None:  # its stored side keeps it there while it fits (R11)
                     # ... unless ``on`` names the other open end, which the tile carries
                     # (``on`` is a value the tile carries: ``_WRITTEN`` says so).
                     if side == "right":
-                        if bit & CARRYING[right] and (on is None or on == right or on != left):
+                        if bit & CARRYING[right] and (on != left or on == right):
                             on, arm = right, 1
                     elif side == "left":
-                        if bit & CARRYING[left] and (on is None or on == left or on != right):
+                        if bit & CARRYING[left] and (on != right or on == left):
                             on, arm = left, 0
                     else:
                         break
-                if arm is None:
+                if arm < 0:
                     if on is None:
                         if bit & CARRYING[left]:
                             if left != right and bit & CARRYING[right]:
