@@ -308,6 +308,45 @@ def record_entries(rounds: Iterable[Any]) -> list[Entry]:
     return entries
 
 
+def placed(game: Game, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """``payload`` of the event just applied to ``game``, with the ``side`` of the chain
+    its tile was placed on when it is a play after a judged round's lead (R11,
+    ``round.SIDES``): stored with it, the side keeps the tile where it lies when an
+    earlier tile is corrected. Any other event's payload is returned as it is."""
+    if kind != "move" or "pass" in payload or not game.rounds:
+        return payload
+    game_round = game.rounds[-1]
+    rnd = game_round.round
+    if game_round.voided or len(rnd.moves) < 2 or type(last := rnd.moves[-1]) is not Play:
+        return payload
+    side = "right" if rnd.right and rnd.right[-1] == last.tile else "left"
+    return payload if payload.get("side") == side else {**payload, "side": side}
+
+
+def with_sides(game: Game, entries: Sequence[Entry]) -> list[Entry]:
+    """``entries`` (a whole game's, folded into ``game`` from its start) with each play
+    after a judged round's lead carrying the ``side`` of the chain it was placed on
+    (``placed``)."""
+    sides: dict[tuple[int, int], str] = {}
+    for game_round in game.rounds:
+        if game_round.voided:
+            continue
+        for index, place in enumerate(game_round.round.placements()):
+            if place is not None:
+                sides[game_round.round.number, index] = place[0]
+    result: list[Entry] = []
+    moves: dict[int, int] = {}  # round → moves seen
+    for entry in entries:
+        if entry.kind == "move":
+            index = moves.get(entry.round, 0)
+            moves[entry.round] = index + 1
+            side = sides.get((entry.round, index))
+            if side is not None and entry.payload.get("side") != side:
+                entry = Entry(entry.kind, {**entry.payload, "side": side}, entry.round)
+        result.append(entry)
+    return result
+
+
 def entries_record(
     players: Iterable[str], rules: RuleSet, entries: Iterable[Entry]
 ) -> dict[str, Any]:

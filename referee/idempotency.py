@@ -236,6 +236,7 @@ def refusal_to_stored(error: RefereeError) -> dict[str, Any]:
         "round": error.round,
         "move": error.move,
         "contradicts": error.contradicts,
+        "choices": error.choices,
         "names": list(error.names) if error.names is not None else None,
     }
 
@@ -254,5 +255,6 @@ def refusal_from_stored(data: dict[str, Any]) -> RefereeError:
     error.round = data.get("round")
     error.move = data.get("move")
     error.contradicts = data.get("contradicts")
+    error.choices = data.get("choices")
     error.args = (error.message,)
     return error

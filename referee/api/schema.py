@@ -335,7 +335,8 @@ PROBLEM: Schema = {
     "type": "object",
     "description": "Every error of the API: RFC 9457 problem details "
     "(`application/problem+json`) with a stable machine-readable `code`. A rule "
-    "violation adds `rule`, `round` and `move` (and `contradicts` for R32); a "
+    "violation adds `rule`, `round` and `move` (and `contradicts` for R32, `choices` for "
+    "`end_required`, R11); a "
     "request that fails field validation adds `errors`; a stale write (409 "
     "`version_mismatch`, 412 `precondition_failed`) adds the current `state`, from "
     "which the client catches up.",
@@ -377,6 +378,15 @@ PROBLEM: Schema = {
             "description": "0-based index in that round's `moves`; `null` when elsewhere.",
         },
         "contradicts": ref("Contradiction"),
+        "choices": {
+            "type": "array",
+            "items": PIPS,
+            "minItems": 2,
+            "maxItems": 2,
+            "description": "`end_required` (R11): the values of the two open ends the play at "
+            "`round`/`move` fits; a correction may answer with that event's `on` in the same "
+            "batch.",
+        },
         "parameter": {
             "type": "string",
             "description": "The query parameter refused (`invalid_query`): not one the "
@@ -431,6 +441,14 @@ EVENT_FIELDS: Schema = {
     "to": ref("TransferSource"),
     "stones": {"type": "integer", "minimum": 1},
     "name": {"type": "string"},
+    "side": {
+        "type": "string",
+        "enum": ["left", "right"],
+        "readOnly": True,
+        "description": "A stored play's side of the chain, as the referee placed it: the arm "
+        "grown from the lead's lower half (`left`) or its higher (`right`). Kept so that a "
+        "correction of an earlier tile leaves the tile where it lies (R11); never sent.",
+    },
 }
 EVENT_KIND: Schema = ref("EventKind")
 EVENT_PAYLOAD: Schema = {

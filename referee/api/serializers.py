@@ -340,9 +340,11 @@ class CorrectionChangeSerializer(StrictSerializer):
         help_text="A live event's position as `GET …/events/` shows it, before this correction.",
     )
     kind = serializers.ChoiceField(
-        choices=["move", "reveal", "void", "adjustment", "substitute"],
+        choices=["move", "hand", "reveal", "void", "adjustment", "substitute"],
         required=False,
-        help_text="`insert` only: the new event's kind (a declared hand is only its seat's, R31).",
+        help_text="`insert` only: the new event's kind. A declared hand is inserted only for "
+        "a computer seat, whose hand the organiser enters (R39); a person's is its own "
+        "phone's to declare (403 `seat_not_allowed`, R31).",
     )
     event = EventFieldsField(
         required=False,

@@ -71,6 +71,7 @@ class RefereeError(Exception):
         round: int | None = None,
         move: int | None = None,
         contradicts: dict[str, int | None] | None = None,
+        choices: list[int] | None = None,
         **params: Any,
     ) -> None:
         self.template = template
@@ -83,6 +84,7 @@ class RefereeError(Exception):
         self.round = round
         self.move = move
         self.contradicts = contradicts
+        self.choices = choices
         super().__init__(self.message)
 
     @property
@@ -131,7 +133,8 @@ class RefereeError(Exception):
         return self
 
     def to_dict(self, detail: str | None = None) -> dict[str, Any]:
-        """The error object of RECORD.md: code, rule, round, move, detail[, contradicts]."""
+        """The error object of RECORD.md: code, rule, round, move, detail[, contradicts]
+        [, choices: the open-end values an ``end_required`` play may go on, R11]."""
         data: dict[str, Any] = {
             "code": self.code,
             "rule": self.rule,
@@ -141,6 +144,8 @@ class RefereeError(Exception):
         }
         if self.contradicts is not None:
             data["contradicts"] = dict(self.contradicts)
+        if self.choices is not None:
+            data["choices"] = list(self.choices)
         return data
 
 

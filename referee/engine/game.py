@@ -180,11 +180,7 @@ class Game:
         last = self.rounds[-1].round if self.rounds else None
         number = self.rounds_before + len(self.rounds) + 1
         if last is not None and not self.rounds[-1].is_closed():
-            if last.is_over():
-                raise RevealMissing(
-                    gettext_noop("round %(previous)s is blocked and still waits for reveals"),
-                    previous=last.number,
-                ).at(round=last.number)
+            self.check_revealed()
             raise RecordInvalid(
                 gettext_noop("round %(previous)s is still in play"), previous=last.number
             ).at(round=number)
@@ -194,6 +190,18 @@ class Game:
         )
         self.rounds.append(game_round)
         return game_round
+
+    def check_revealed(self) -> None:
+        """Raise ``reveal_missing`` (R18, at the blocked round, ``move`` None) if the last
+        round is blocked and still waits for reveals: a round after it may not begin, and
+        a record with a round after it lacks them — a fault of that round's reveals, which
+        R34 checks before the round's adjustments (R36)."""
+        game_round = self.rounds[-1] if self.rounds else None
+        if game_round is not None and not game_round.is_closed() and game_round.round.is_over():
+            raise RevealMissing(
+                gettext_noop("round %(previous)s is blocked and still waits for reveals"),
+                previous=game_round.round.number,
+            ).at(round=game_round.round.number)
 
     def push(
         self, move: Move | Mapping[str, Any], *, within: GameRound | None = None

@@ -19,6 +19,7 @@ from referee.engine.errors import (
     gettext_noop,
 )
 from referee.engine.game import Game, GameRound
+from referee.engine.moves import Play
 from referee.engine.names import is_visible_name
 from referee.engine.rules import RuleSet
 from referee.engine.tiles import SEATS
@@ -83,13 +84,16 @@ class Record:
         return cls(tuple(players), rules, tuple(rounds))
 
 
-def replay(record: Record, *, shared_hands: bool = False) -> Game:
+def replay(record: Record, *, stored: bool = False, shared_hands: bool = False) -> Game:
     """Replay a checked record's rounds into a ``Game``; raises the first ``RefereeError``.
 
     Within a round (R34): its substitutes (R38), then its void (R35), its
-    declared hands, moves and reveals, and its adjustments (R36) last.
-    ``shared_hands``: a round's declared hands may share tiles, as a table's live
-    declarations may (R31, ``Round.declare``'s ``shared``); a record never does.
+    declared hands, moves and reveals, and its adjustments (R36) last. With
+    ``stored`` the record is a stored game's events (``folding.entries_record``), whose
+    plays may keep their ``side`` (``round.SIDES``, R11); a record from outside has
+    none (``record_invalid``). ``shared_hands``: a round's declared hands may share
+    tiles, as a table's live declarations may (R31, ``Round.declare``'s ``shared``); a
+    record never does.
     """
     game = Game(record.rules)
     game.void_ahead = frozenset(
@@ -111,6 +115,8 @@ def replay(record: Record, *, shared_hands: bool = False) -> Game:
             void = _void_reason(data.get("void"), number)
             game_round = game.begin_round()  # reveal_missing (R18) after an unrevealed block
             game_round.substitutes.update(substitutes)
+            if not stored:
+                _check_no_sides(data, number)
             _replay_round(game, game_round, data, shared_hands)
             if void is not None:
                 game.void_round(number, void)
@@ -119,11 +125,27 @@ def replay(record: Record, *, shared_hands: bool = False) -> Game:
                 raise RulingInvalid(
                     gettext_noop("a round's adjustments must be a list"), rule="R36"
                 ).at(round=number)
+            if adjustments and number < len(record.rounds):
+                # A round follows: a blocked round's missing reveal is its fault (R18),
+                # checked before its adjustments (R34, R36).
+                game.check_revealed()
             for adjustment in adjustments or ():
                 game.adjust(number, adjustment)
     except RefereeError as error:
         raise error.with_names(record.players) from None
     return game
+
+
+def _check_no_sides(data: Mapping[str, Any], number: int) -> None:
+    """A record's play gives ``on`` (R11), never the stored ``side`` of the chain."""
+    moves = data.get("moves")
+    if not isinstance(moves, list):
+        return  # _replay_round says what is wrong
+    for index, move in enumerate(moves):
+        if type(move) is dict and "side" in move:
+            raise RecordInvalid(gettext_noop("a move has no field %(key)s"), key="side").at(
+                round=number, move=index
+            )
 
 
 def _is_object(data: object) -> TypeGuard[Mapping[str, Any]]:
@@ -261,7 +283,14 @@ def export_record(game: Game, players: tuple[str, ...] | list[str]) -> dict[str,
             if game_round.void_reason is not None:
                 data["void"] = {"reason": game_round.void_reason}
         else:
-            data["moves"] = [m.to_dict() for m in rnd.moves]
+            data["moves"] = moves = [m.to_dict() for m in rnd.moves]
+            for move, play, placed in zip(moves, rnd.moves, rnd.placements(), strict=True):
+                # ``on`` as folded (R11): where the table gave it, and where the tile fits
+                # two open ends of different values, so that the record replays the same.
+                if placed is not None and isinstance(play, Play):
+                    _, on, other = placed
+                    if "on" in move or (other != on and play.tile.carries(other)):
+                        move["on"] = on
             if rnd.hands:
                 data["hands"] = {
                     str(seat): [str(t) for t in sorted(hand)]

@@ -50,7 +50,13 @@ from referee.engine.tiles import (
     tiles_in,
 )
 
-_MOVE_KEYS = frozenset({"seat", "tile", "on", "pass"})
+_MOVE_KEYS = frozenset({"seat", "tile", "on", "pass", "side"})
+
+SIDES = ("left", "right")
+"""A play's side of the chain (R11): the arm that grew from the lead's first half
+(``left``, shown first by ``Round.chain``) or from its second (``right``). A stored
+play keeps the side it was placed on, so that a correction of an earlier tile keeps it
+where it lies; it is not part of a ``domeng-record/1`` record."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +200,26 @@ class Round:
             laid.append((value, other))
             value = other
         return laid
+
+    def placements(self) -> list[tuple[str, int, int] | None]:
+        """Where each move went, by its index: ``(side, on, other)`` for a play after the
+        lead — its arm of the chain (``SIDES``), the open-end value it was placed on and
+        the other open end's value at that moment (R7, R11) — ``None`` for the lead and
+        for a pass. Worked out from the chain when asked (nothing is kept per move)."""
+        result: list[tuple[str, int, int] | None] = []
+        if self.lead_tile is None:
+            return result
+        on_right = {tile.bit for tile in self.right}
+        ends = [self.lead_tile.low, self.lead_tile.high]
+        for index, move in enumerate(self.moves):
+            if index == 0 or type(move) is not Play:
+                result.append(None)
+                continue
+            arm = 1 if move.tile.bit in on_right else 0
+            on = ends[arm]
+            result.append((SIDES[arm], on, ends[1 - arm]))
+            ends[arm] = move.tile.other(on)
+        return result
 
     def seats_awaiting_reveal(self) -> list[int]:
         """Seats whose remaining tiles or pips the blocked round still needs (R18)."""
@@ -416,32 +442,48 @@ class Round:
                         break
                     continue
                 if size == 2:  # {"seat", "tile"}
-                    on = None
-                elif size == 3:  # {"seat", "tile", "on"}
-                    on = raw["on"]
-                    if type(on) is not int:
+                    on = side = None
+                else:  # with "on" and/or a stored "side" (R11)
+                    on = raw.get("on")
+                    side = raw.get("side")
+                    if size != 2 + (on is not None) + (side is not None):
                         break
-                else:
-                    break
+                    if on is not None and type(on) is not int:
+                        break
                 # Not a tile, or ``on`` not a value it carries: KeyError, and push says which.
                 play = _WRITTEN[seat][on][raw["tile"]]
                 tile = play.tile
                 bit = tile.bit
                 if bit & (played_mask | sleeping_mask | passed_mask[seat]):
                     break
-                if on is None:
-                    if bit & CARRYING[left]:
-                        if left != right and bit & CARRYING[right]:
-                            break  # end_required (R11)
-                        on = left
-                    elif bit & CARRYING[right]:
-                        on = right
+                arm = -1  # the chain's arm it goes on: 0 left, 1 right
+                if side is not None:  # its stored side keeps it there while it fits (R11)
+                    # ... unless ``on`` names the other open end, which the tile carries
+                    # (``on`` is a value the tile carries: ``_WRITTEN`` says so).
+                    if side == "right":
+                        if bit & CARRYING[right] and (on != left or on == right):
+                            on, arm = right, 1
+                    elif side == "left":
+                        if bit & CARRYING[left] and (on != right or on == left):
+                            on, arm = left, 0
                     else:
                         break
-                elif on != left and on != right:
-                    break
-                # Place it on the end showing ``on`` (R7); equal ends: either side (R11).
-                if on == right:
+                if arm < 0:
+                    if on is None:
+                        if bit & CARRYING[left]:
+                            if left != right and bit & CARRYING[right]:
+                                break  # end_required (R11)
+                            on = left
+                        elif bit & CARRYING[right]:
+                            on = right
+                        else:
+                            break
+                    elif on != left and on != right:
+                        break
+                    arm = 1 if on == right else 0  # equal ends: either side (R11)
+                # Place it on the end showing ``on`` (R7).
+                assert on is not None
+                if arm:
                     rights.append(tile)
                     right = tile.low + tile.high - on
                 else:
@@ -530,9 +572,10 @@ class Round:
             tile = TILE_SPELLINGS.get(raw_tile) if type(raw_tile) is str else None
             if tile is None:
                 tile = Tile.parse(raw_tile)
-            placed_on = self._check_play(seat, tile, on)
+            side = move.get("side") if type(move) is dict else None
+            placed_on, arm = self._check_play(seat, tile, on, side)
             play = move if type(move) is Play else _play_of(seat, tile, on)
-            return self._play(play, placed_on, index)
+            return self._play(play, placed_on, index, arm)
         except RefereeError as error:
             raise error.at(round=self.number, move=index) from None
 
@@ -594,8 +637,16 @@ class Round:
                 seat=seat,
             )
 
-    def _check_play(self, seat: int, tile: Tile, on: int | None) -> int:
-        """Check a play (not a lead) and return the open-end value it goes on."""
+    def _check_play(
+        self, seat: int, tile: Tile, on: int | None, side: object = None
+    ) -> tuple[int, int]:
+        """Check a play (not a lead) and return the open-end value it goes on and the
+        chain's arm (0 left, 1 right).
+
+        A stored ``side`` (``SIDES``) places the tile on that arm while the tile carries
+        its end's value, unless ``on`` names the other open end and the tile carries it:
+        so a play without ``on`` (or with both ends equal, or an ``on`` that a correction
+        of an earlier tile left stale) stays where it lies; else ``on`` and R11 decide."""
         assert self.ends is not None
         left, right = self.ends
         bit = tile.bit
@@ -612,7 +663,17 @@ class Round:
                 left=left,
                 right=right,
             )
-        if on is not None:
+        arm: int | None = None
+        if side is not None and side not in SIDES:
+            raise RecordInvalid(gettext_noop('a play\'s side is "left" or "right"'), rule="R11")
+        # ``on`` naming an open end the tile carries says where it goes; the stored side
+        # decides where ``on`` does not: missing, equal ends, or no longer an open end.
+        said = on is not None and on in (left, right) and tile.carries(on)
+        if side == "right" and fits_right and (not said or on == right):
+            placed_on, arm = right, 1
+        elif side == "left" and fits_left and (not said or on == left):
+            placed_on, arm = left, 0
+        elif on is not None:
             if on not in (left, right) or not tile.carries(on):
                 raise EndMismatch(
                     gettext_noop(
@@ -630,6 +691,7 @@ class Round:
                 tile=str(tile),
                 left=left,
                 right=right,
+                choices=[left, right],
             )
         else:
             placed_on = left if fits_left else right
@@ -656,7 +718,9 @@ class Round:
                 tile=str(tile),
                 contradicts={"round": self.number, "move": contradicted.move},
             )
-        return placed_on
+        if arm is None:
+            arm = 1 if placed_on == right else 0  # equal ends: either side (R11)
+        return placed_on, arm
 
     def _contradicted_pass(self, seat: int, tile: Tile) -> PassRecord | None:
         for record in self.passes:
@@ -687,23 +751,28 @@ class Round:
             self.sleeping = frozenset(doubles[: doubles.index(tile)])
             self._sleeping_mask = mask_of(self.sleeping)
 
-    def _play(self, move: Play, on: int, index: int) -> MoveReport:
-        outcome = self._place(move, on, index)
+    def _play(self, move: Play, on: int, index: int, arm: int | None = None) -> MoveReport:
+        outcome = self._place(move, on, index, arm)
         left, right = self.ends  # type: ignore[misc]
         mappakuling = left == right  # R13: a double only if both ends showed it
         return MoveReport(
             index, move, (left, right), False, False, False, mappakuling, move.seat, outcome
         )
 
-    def _place(self, move: Play, on: int, index: int) -> RoundOutcome | None:
-        """Put a checked play (not a lead) on the end showing ``on``; the round's
-        outcome if it ended the round (R14–R16), else ``None``."""
+    def _place(
+        self, move: Play, on: int, index: int, arm: int | None = None
+    ) -> RoundOutcome | None:
+        """Put a checked play (not a lead) on the end showing ``on`` (on the arm ``arm``,
+        0 left, 1 right, when given); the round's outcome if it ended the round
+        (R14–R16), else ``None``."""
         assert self.ends is not None
         left, right = self.ends
         tile = move.tile
         seat = move.seat
         open_value = tile.low + tile.high - on  # the half the tile leaves open (R7)
-        if on == right:  # equal ends: either side gives the same table (R11)
+        if arm is None:
+            arm = 1 if on == right else 0  # equal ends: either side gives the same table (R11)
+        if arm:
             self.right.append(tile)
             self.ends = ends = (left, open_value)
         else:

@@ -145,19 +145,31 @@ def events_correct(
 ) -> Corrected | Replay[Corrected]:
     """Amend, insert or remove any events of any rounds as one correction (R37).
 
-    Organisers only. Returns the stored correction (``Corrected``); a correction
+    An organiser changes any event of any round; a phone (table token) only amends,
+    as ``PUT …/events/{position}/`` lets it (``check_amend``: one rule for both paths).
+    A declared hand is amended as ``check_amend`` says, and inserted only for a
+    computer seat (R39: the organiser enters its hand), else ``seat_not_allowed``.
+    Returns the stored correction (``Corrected``); a correction
     that changes nothing stores nothing (its ``correction`` is ``None``); the stored
     answer when ``idempotency``'s key was seen (``Replay``). Raises the first
     ``RefereeError`` of the corrected game's replay (logged as refused; nothing
     changes), ``event_not_amendable`` (409) for a position that is not a live event,
-    ``organiser_only`` (403),
+    ``organiser_only`` (403) for a phone's insertion or removal,
     ``game_closed``, ``version_mismatch`` / ``precondition_failed`` and
     ``idempotency_key_reused``.
     """
-    guard.check_organiser(actor)
+    if not actor.is_organiser and any(change.op != "amend" for change in changes):
+        raise OrganiserOnly()
+
+    def edit(game: Game, slots: list[_Slot]) -> list[_Slot]:
+        for change in changes:
+            if change.op == "amend":
+                check_amend(game, actor, slots, change.position, change.payload or {})
+        return _apply_changes(slots, changes, hand_seats=_computer_seats(game))
+
     return _correct(
         game_id=game_id,
-        edit=lambda game, slots: _apply_changes(slots, changes, may_write_hands=False),
+        edit=edit,
         actor=actor,
         reason=reason,
         precondition=precondition,
@@ -176,30 +188,11 @@ def event_amend_any(
     precondition: Precondition | None = None,
     idempotency: Idempotency | None = None,
 ) -> Corrected | Replay[Corrected]:
-    """Amend one event (``PUT …/events/{position}/``), as ``events_correct`` judges it.
-
-    A phone (table token) amends only an event of the current round, and a
-    declared hand only from that seat's own phone (R31); an organiser amends
-    any event of any round (R37). Raises as ``events_correct``.
-    """
+    """Amend one event (``PUT …/events/{position}/``), as ``events_correct`` judges a
+    batch of that one amendment (``check_amend``). Raises as ``events_correct``."""
 
     def edit(game: Game, slots: list[_Slot]) -> list[_Slot]:
-        target = next(
-            (s for s in slots if s.origin is not None and s.origin.position == position), None
-        )
-        if target is None:
-            raise EventNotAmendable()
-        assert target.origin is not None
-        organiser = actor.token is None and actor.user is not None
-        if not organiser and target.round != slots[-1].round:
-            raise EventNotAmendable()
-        if target.kind in folding.RULING_KINDS and not organiser:
-            raise OrganiserOnly()
-        if target.kind == Event.Kind.HAND and not probes.may_correct_hand(actor, target.origin):
-            raise SeatNotAllowed(guard.hand_change_detail())  # R31: only the phone that declared it
-        actor.check_seat(target.payload.get("seat"))
-        actor.check_seat(payload.get("seat"))
-        probes.check_probe_limit(actor)  # probing declared hands by amending (issue 12)
+        check_amend(game, actor, slots, position, payload)
         return _apply_changes(slots, [Change("amend", position, payload=payload)])
 
     return _correct(
@@ -211,6 +204,43 @@ def event_amend_any(
         idempotency=idempotency,
         kind=Correction.Kind.AMEND,
     )
+
+
+def check_amend(
+    game: Game, actor: Actor, slots: list[_Slot], position: int | None, payload: dict[str, Any]
+) -> None:
+    """Who may amend the live event at ``position`` into ``payload`` — the one rule of
+    both correction paths (``PUT …/events/{position}/`` and ``POST …/corrections/``).
+
+    An organiser amends any event of any round (R37), a declared hand included: a
+    person's through this logged correction, never reading it before the round is over
+    (R31), a computer seat's as the one who entered it (R39). A phone amends only an
+    event of the current round, for its own seat, never a ruling, and a declared hand only
+    if it declared it (R31). Raises ``event_not_amendable`` (409), ``organiser_only``
+    and ``seat_not_allowed`` (403), ``probe_limited`` (R31, issue 12).
+    """
+    target = next(
+        (s for s in slots if s.origin is not None and s.origin.position == position), None
+    )
+    if target is None:
+        raise EventNotAmendable()
+    assert target.origin is not None
+    organiser = actor.is_organiser
+    if not organiser and target.round != slots[-1].round:
+        raise EventNotAmendable()
+    if target.kind in folding.RULING_KINDS and not organiser:
+        raise OrganiserOnly()
+    if target.kind == Event.Kind.HAND and not probes.may_correct_hand(actor, target.origin):
+        raise SeatNotAllowed(guard.hand_change_detail())  # R31: only the phone that declared it
+    actor.check_seat(target.payload.get("seat"))
+    actor.check_seat(payload.get("seat"))
+    if not organiser:  # an organiser's correction counts in ``_correct``
+        probes.check_probe_limit(actor, game.pk)  # probing declared hands by amending (issue 12)
+
+
+def _computer_seats(game: Game) -> frozenset[int]:
+    """The game's computer seats (R39), from the game row: their hands are the organiser's."""
+    return frozenset(int(seat) for seat in state_of(game).computer_seats)
 
 
 def round_void(
@@ -453,6 +483,7 @@ def _correct(
                 probes.count_probe(game, actor, TableAlert.Kind.REFUSALS, seats)
             guard.refusal_log(game, logged_kind, logged, error, actor)
         if refused is None:
+            after = _placed(engine, after)
             now = timezone.now()
             correction, next_position = _store(game, before, after, actor, reason, kind, now)
             verification.verifications_refresh(game=game, actor=actor)  # resolves or resets
@@ -499,12 +530,13 @@ def _depends_on_hands(
 
 
 def _apply_changes(
-    slots: list[_Slot], changes: Sequence[Change], *, may_write_hands: bool = True
+    slots: list[_Slot], changes: Sequence[Change], *, hand_seats: frozenset[int] = frozenset()
 ) -> list[_Slot]:
     """Apply ``changes`` in order to the game's events; positions are the live ones before.
 
-    Without ``may_write_hands`` (an organiser), amending or inserting a declared
-    hand is ``seat_not_allowed``: only the seat's own phone declares it (R31).
+    Inserting a declared hand is ``seat_not_allowed`` but for a seat of ``hand_seats``
+    (the computer seats, whose hands the organiser enters, R39): only a seat's own
+    phone declares a person's hand (R31). Who may amend an event is ``check_amend``'s.
     """
     result = list(slots)
 
@@ -518,18 +550,20 @@ def _apply_changes(
         folding.check_storable(change.payload)
         if change.op == "amend":
             index = index_of(change.position)
-            if result[index].kind == Event.Kind.HAND and not may_write_hands:
-                raise SeatNotAllowed(guard.hand_detail())
-            result[index] = replace(result[index], payload=dict(change.payload or {}))
+            payload = _amended(dict(change.payload or {}))
+            if payload != _shown(result[index].payload):  # the same event as entered: kept
+                result[index] = replace(result[index], payload=payload)
         elif change.op == "remove":
             del result[index_of(change.position)]
         elif change.op == "insert":
             if change.kind not in EVENT_KINDS:
                 raise RecordInvalid(gettext_noop("unknown event kind %(kind)s"), kind=change.kind)
-            if change.kind == Event.Kind.HAND and not may_write_hands:
+            if change.kind == Event.Kind.HAND and (change.payload or {}).get("seat") not in (
+                hand_seats
+            ):
                 raise SeatNotAllowed(guard.hand_detail())
             at = len(result) if change.position is None else index_of(change.position)
-            payload = dict(change.payload or {})
+            payload = _amended(dict(change.payload or {}))
             number = folding.ruling_round(change.kind, payload) or change.round
             if number is None:
                 neighbour = result[at] if at < len(result) else (result[-1] if result else None)
@@ -549,6 +583,25 @@ def _apply_changes(
     return _canonical(result)
 
 
+def _amended(payload: dict[str, Any]) -> dict[str, Any]:
+    """An amended or inserted event's payload as the organiser gives it: a play's side of
+    the chain is never taken from outside — the replay places it by its ``on`` or as R11
+    infers, and ``_placed`` stores the side. (Its old side is not kept: two entries
+    swapped between turns put each tile where the other's event said.)"""
+    payload.pop("side", None)
+    return payload
+
+
+def _placed(engine: EngineGame, slots: list[_Slot]) -> list[_Slot]:
+    """``slots`` judged into ``engine``, each new or amended play carrying the side of the
+    chain the replay placed it on (``folding.with_sides``, R11); kept events as stored."""
+    entries = folding.with_sides(engine, [folding.Entry(s.kind, s.payload, s.round) for s in slots])
+    return [
+        replace(slot, payload=entry.payload) if slot.changed else slot
+        for slot, entry in zip(slots, entries, strict=True)
+    ]
+
+
 def _canonical(slots: list[_Slot]) -> list[_Slot]:
     """The events in the order a replay takes them: by round, then R34's order within it."""
     return sorted(slots, key=lambda s: (s.round, _RANK.get(s.kind, 1)))
@@ -562,7 +615,10 @@ def _match(slots: list[_Slot], wanted: list[folding.Entry]) -> list[_Slot]:
     def key(kind: str, payload: Any, number: int) -> str:
         return json.dumps([kind, payload, number], sort_keys=True)
 
-    old = [key(s.kind, s.payload, s.round) for s in slots]
+    def unplaced(payload: dict[str, Any]) -> dict[str, Any]:  # a record gives no side (R11)
+        return {k: v for k, v in payload.items() if k != "side"}
+
+    old = [key(s.kind, unplaced(s.payload), s.round) for s in slots]
     new = [key(e.kind, e.payload, e.round) for e in wanted]
     result: list[_Slot] = []
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
@@ -575,8 +631,9 @@ def _match(slots: list[_Slot], wanted: list[folding.Entry]) -> list[_Slot]:
             origin = olds[offset] if offset < len(olds) else None
             if origin is not None and (origin.kind, origin.round) != (entry.kind, entry.round):
                 origin = None
+            payload = _amended(dict(entry.payload))
             result.append(
-                _Slot(entry.kind, entry.payload, entry.round, origin.origin if origin else None)
+                _Slot(entry.kind, payload, entry.round, origin.origin if origin else None)
             )
     return _canonical(result)
 
@@ -602,7 +659,7 @@ def _judge(game: Game, slots: list[_Slot]) -> EngineGame:
     record = folding.entries_record(game.players, rules, entries)
     # A table's declared hands may share a tile (R31): a correction judges them as the
     # live fold does, so that it answers no question about other hands either.
-    engine = replay(Record.parse(record), shared_hands=True)
+    engine = replay(Record.parse(record), stored=True, shared_hands=True)
     if not _in_record_order(entries, folding.record_entries(record["rounds"])):
         _, effects = _fold_slots(game, slots)
         for slot, effect in zip(slots, effects, strict=True):
@@ -710,8 +767,14 @@ def _settled_at(slots: list[_Slot], now: Any) -> dict[int, Any]:
     return found
 
 
+def _shown(payload: dict[str, Any]) -> dict[str, Any]:
+    """An event as the organiser entered it: without the stored side of a play (R11)."""
+    return {k: v for k, v in payload.items() if k != "side"} if "side" in payload else payload
+
+
 def _audit(before: list[_Slot], after: list[_Slot]) -> list[dict[str, Any]]:
-    """What a correction did, event by event: amended, inserted, removed (R37)."""
+    """What a correction did, event by event: amended, inserted, removed (R37). The
+    payloads are as entered: a play's stored side (R11) is not part of them."""
     changes: list[dict[str, Any]] = []
     kept = {id(s.origin) for s in after if s.origin is not None}
     for slot in after:
@@ -719,7 +782,12 @@ def _audit(before: list[_Slot], after: list[_Slot]) -> list[dict[str, Any]]:
             continue
         if slot.origin is None:
             changes.append(
-                {"op": "insert", "round": slot.round, "kind": slot.kind, "payload": slot.payload}
+                {
+                    "op": "insert",
+                    "round": slot.round,
+                    "kind": slot.kind,
+                    "payload": _shown(slot.payload),
+                }
             )
         else:
             changes.append(
@@ -728,8 +796,8 @@ def _audit(before: list[_Slot], after: list[_Slot]) -> list[dict[str, Any]]:
                     "position": slot.origin.position,
                     "round": slot.round,
                     "kind": slot.kind,
-                    "replaced": slot.origin.payload,
-                    "payload": slot.payload,
+                    "replaced": _shown(slot.origin.payload),
+                    "payload": _shown(slot.payload),
                 }
             )
     for slot in before:
@@ -740,7 +808,7 @@ def _audit(before: list[_Slot], after: list[_Slot]) -> list[dict[str, Any]]:
                     "position": slot.origin.position,
                     "round": slot.round,
                     "kind": slot.kind,
-                    "replaced": slot.payload,
+                    "replaced": _shown(slot.payload),
                 }
             )
     return changes

@@ -200,10 +200,12 @@ def event_submit(
             if folded is not None and folded.version == game.version:
                 # The fast path judged this event at this very version: no second fold.
                 current, engine, effects, effect = folded.as_tuple()
+                payload = folding.placed(engine, kind, payload)  # the side it lies on (R11)
             else:
                 current = store.current_round(game)
                 engine, effects = current.fold(rules_of(game))
                 effect = folding.apply_event(engine, kind, payload)
+                payload = folding.placed(engine, kind, payload)  # the side it lies on (R11)
         except RefereeError as error:
             refused = error.with_names(game.players)
             # A probe only if the answer depended on another seat's declared hand, and
@@ -393,6 +395,7 @@ def _submit_at_version(
     try:
         engine, effects = current.fold(rules_of(game))
         effect = folding.apply_event(engine, kind, payload)
+        payload = folding.placed(engine, kind, payload)  # the side it lies on (R11)
     except RefereeError:
         return None
     if effect.settled:

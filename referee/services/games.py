@@ -143,6 +143,7 @@ def game_import(
     )
     entries = substitute_players(game, folding.record_entries(parsed.rounds))
     engine, effects = folding.fold(parsed.rules, [(e.kind, e.payload) for e in entries])
+    entries = folding.with_sides(engine, entries)  # where each tile lies (R11)
     actor = Actor(user=created_by).label
     now = timezone.now()
     Event.objects.bulk_create(

@@ -83,6 +83,12 @@ class CorrectionForm(OrganiserForm):
     )
     pips = forms.IntegerField(label=_("Pip sum"), min_value=0, max_value=999, required=False)
     reason = _reason_field()
+    # The answer to the page's question after an ``end_required`` refusal (R11): the later
+    # play at ``answer_position`` lies on the end showing ``answer_on``.
+    answer_position = forms.IntegerField(min_value=0, required=False, widget=forms.HiddenInput)
+    answer_on = forms.TypedChoiceField(
+        label=_("On the end"), choices=END_CHOICES, coerce=int, empty_value=None, required=False
+    )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

@@ -24,7 +24,7 @@ from django.utils.translation import gettext, pgettext
 
 from referee import folding, store
 from referee.engine import RefereeError
-from referee.engine.records import replay_record
+from referee.engine.records import Record, replay, result_of
 from referee.exceptions import (
     IdempotencyKeyReused,
     PreconditionRequired,
@@ -150,8 +150,10 @@ def round_results(game: Game, live: list[Event] | None = None) -> list[dict[str,
     events = live_events(game) if live is None else live
     entries = [folding.Entry(e.kind, e.payload, e.round_number) for e in events]
     record = folding.entries_record(game.players, store.rules_of(game), entries)
-    try:
-        return list(replay_record(record)["rounds"])
+    try:  # a stored game's plays keep their sides (R11)
+        return list(
+            result_of(replay(Record.parse(record), stored=True, shared_hands=True))["rounds"]
+        )
     except RefereeError:  # pragma: no cover - a stored game is a valid record
         return []
 
@@ -214,6 +216,7 @@ def refusal(error: RefereeError | ServiceError, game: Game) -> tuple[dict[str, A
             "round": error.round,
             "move": error.move,
             "move_number": error.move + 1 if error.move is not None else None,
+            "choices": error.choices,  # end_required: the open ends' values (R11)
         }
         return refusal, 400 if error.malformed else 422
     text = str(error.detail)

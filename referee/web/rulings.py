@@ -60,10 +60,11 @@ def correct(request: HttpRequest, game: Game, number: int) -> HttpResponse:
         payload=payload,
         round=number if op == "insert" else None,
     )
+    changes = [change, *_answers(game, data)]
     try:
         result = corrections.events_correct(
             game_id=game.pk,
-            changes=[change],
+            changes=changes,
             actor=organising.actor(request),
             reason=data["reason"],
             precondition=Precondition(data["version"]),
@@ -79,6 +80,47 @@ def correct(request: HttpRequest, game: Game, number: int) -> HttpResponse:
     }[op]
     organising.said(request, result, done)
     return redirect("web:organiser-round", game_id=game.pk, number=number)
+
+
+def _answers(game: Game, data: dict[str, Any]) -> list[corrections.Change]:
+    """The answer to the page's question (``_question``), if given: the later play at
+    ``answer_position`` goes on the end showing ``answer_on`` (R11), in the same batch."""
+    position, on = data.get("answer_position"), data.get("answer_on")
+    if position is None or on is None:
+        return []
+    event = next(
+        (e for e in organising.live_events(game) if e.position == position),
+        None,
+    )
+    if event is None or event.kind != Event.Kind.MOVE or "tile" not in event.payload:
+        return []
+    payload = {k: v for k, v in event.payload.items() if k in ("seat", "tile")}
+    return [corrections.Change("amend", position, payload={**payload, "on": on})]
+
+
+def _question(
+    refusal: dict[str, Any] | None, live: list[Event], number: int, names: list[str]
+) -> dict[str, Any] | None:
+    """After an ``end_required`` refusal of a later play (R11): that play, asked about in
+    the correction's own form — on which of the open ends (``choices``) does it lie?"""
+    if refusal is None or refusal.get("code") != "end_required" or not refusal.get("choices"):
+        return None
+    round_number, move = refusal.get("round"), refusal.get("shown_move", refusal.get("move"))
+    if round_number is None or move is None:
+        return None
+    moves = [e for e in live if e.round_number == round_number and e.kind == Event.Kind.MOVE]
+    if not 0 <= move < len(moves):
+        return None
+    event = moves[move]
+    seat = event.payload.get("seat")
+    return {
+        "position": event.position,
+        "round": round_number,
+        "move": move + 1,
+        "tile": event.payload.get("tile"),
+        "name": names[seat] if isinstance(seat, int) and 0 <= seat < 5 else "",
+        "choices": sorted(set(refusal["choices"])),
+    }
 
 
 @require_POST
@@ -193,6 +235,7 @@ def _render_round(
         "previous": number - 1 if number > 1 else None,
         "next": number + 1 if number < len(results) else None,
         "refusal": refusal,
+        "question": _question(refusal, live, number, names) if edit_form is not None else None,
         "closed": game.status != Game.Status.OPEN,
     }
     return render(request, "referee/organiser_round.html", context, status=status)

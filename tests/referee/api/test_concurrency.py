@@ -165,7 +165,11 @@ def test_racing_phones_in_the_middle_of_a_round_get_the_move_accepted_once(game)
         "tile_already_played",
     }
     stored = list(Event.objects.filter(game=game).order_by("position"))
-    assert [(e.position, e.payload) for e in stored] == [(0, lead), (1, second)]
+    # Stored with the side of the chain it was laid on (R11).
+    assert [(e.position, e.payload) for e in stored] == [
+        (0, lead),
+        (1, {**second, "side": "right"}),
+    ]
     assert RefusedEvent.objects.filter(game=game).count() == PHONES - 1
     game.refresh_from_db()
     assert game.version == 2

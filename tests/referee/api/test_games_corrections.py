@@ -268,8 +268,9 @@ def test_the_audit_trail_keeps_every_event_every_correction_and_every_refusal(ta
         (3, False),  # amended ...
         (3, True),  # ... into this one
     ]
-    assert events[3]["payload"] == {"seat": 2, "tile": "2-3"}
-    assert events[4]["payload"] == {"seat": 2, "tile": "3-5"}
+    # Each play keeps the side of the chain the referee placed it on (R11).
+    assert events[3]["payload"] == {"seat": 2, "tile": "2-3", "side": "right"}
+    assert events[4]["payload"] == {"seat": 2, "tile": "3-5", "side": "right"}
     assert [(c["kind"], c["replacement_position"]) for c in trail["corrections"]] == [
         ("undo", None),
         ("amend", 3),

@@ -156,7 +156,7 @@ def test_a_play_by_the_wrong_seat_after_the_round_is_over_is_round_over_R34():
         {"seat": 3},
         {"seat": 3, "pass": False},
         {"seat": 3, "pass": True, "tile": "5-6"},
-        {"seat": 3, "tile": "5-6", "side": "left"},
+        {"seat": 3, "tile": "5-6", "end": "left"},
     ],
 )
 def test_a_move_neither_play_nor_pass_is_record_invalid_before_the_turn_is_checked_R34(move):

@@ -123,7 +123,8 @@ def test_a_stale_row_hands_over_to_the_lock_and_is_judged_on_the_current_game(ta
     assert isinstance(outcome, services.Submitted)
     assert outcome.event.position == 2
     events = Event.objects.filter(game_id=token.game_id).order_by("position")
-    assert [e.payload for e in events] == moves[:3]
+    assert [unplaced(e.payload) for e in events] == moves[:3]
+    assert [e.payload.get("side") for e in events] == [None, "right", "right"]  # R11
 
 
 def test_a_stale_row_never_stores_a_move_the_current_game_refuses(table, moves):
@@ -297,7 +298,8 @@ def test_two_phones_opening_the_same_sitting_store_both_moves_in_one_sitting_R27
     assert isinstance(outcome, services.Submitted)
     assert sittings_of(game.pk) == [(1, True)]
     events = Event.objects.filter(game=game).order_by("position")
-    assert [e.payload for e in events] == moves[:2]
+    assert [unplaced(e.payload) for e in events] == moves[:2]
+    assert [e.payload.get("side") for e in events] == [None, "right"]  # R11
     assert {e.session_id for e in events} == {GameSession.objects.get(game=game).pk}
 
 
@@ -336,3 +338,8 @@ def test_a_wrong_count_of_sittings_never_stores_a_second_sitting_of_a_number_R27
     assert sittings_of(game.pk) == [(1, False), (2, True)]
     assert Event.objects.filter(game=game).count() == 2
     assert state_of(Game.objects.get(pk=game.pk)).sittings == 2
+
+
+def unplaced(payload):
+    """A stored play as entered: without the side of the chain it was placed on (R11)."""
+    return {k: v for k, v in payload.items() if k != "side"}

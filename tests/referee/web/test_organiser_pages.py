@@ -51,7 +51,9 @@ def positions(game: Game) -> list[int]:
 
 
 def live_payload(game: Game, position: int) -> dict[str, Any]:
-    return Event.objects.get(game=game, position=position, revoked_by__isnull=True).payload
+    """The live event as entered (a play's stored side of the chain left out, R11)."""
+    payload = Event.objects.get(game=game, position=position, revoked_by__isnull=True).payload
+    return {k: v for k, v in payload.items() if k != "side"}
 
 
 def form(game: Game, **fields: Any) -> dict[str, Any]:
