@@ -234,8 +234,7 @@ def check_amend(
         raise SeatNotAllowed(guard.hand_change_detail())  # R31: only the phone that declared it
     actor.check_seat(target.payload.get("seat"))
     actor.check_seat(payload.get("seat"))
-    if not organiser:  # an organiser's correction counts in ``_correct``
-        probes.check_probe_limit(actor, game.pk)  # probing declared hands by amending (issue 12)
+    probes.check_probe_limit(actor)  # a phone probing declared hands by amending (R31)
 
 
 def _computer_seats(game: Game) -> frozenset[int]:
