@@ -360,10 +360,11 @@ class HeadToHead:
 
 
 def head_to_head(*, rows: QuerySet[SeatRound], a: Player, b: Player) -> HeadToHead:
-    """Player ``a`` against player ``b``: what each got in the rounds both played (2 queries).
+    """Player ``a`` against player ``b``: what each got in the rounds both played (3 queries).
 
-    ``cycles_ahead`` counts the CAMAT cycles both finished where the player
-    ranked ahead of the other: elected CAMAT, or holding fewer stones (R24).
+    ``cycles_ahead`` counts the CAMAT cycles both are credited with (``cycle_player``: who
+    sat most of the seat's cycle, R38, as the ratings credit it) where the player ranked
+    ahead of the other: elected CAMAT, or holding fewer stones (R24).
     """
     pair = rows.filter(player__in=[a.pk, b.pk])
     # The other player's row of the same round, if they sat at that table.
@@ -374,11 +375,27 @@ def head_to_head(*, rows: QuerySet[SeatRound], a: Player, b: Player) -> HeadToHe
         other_held=Subquery(other.values("stones_held")[:1]),
         other_camat=Subquery(other.values("camat_elected")[:1]),
     ).filter(other_held__isnull=False)
-    ahead = Q(cycle_ended=True) & (
-        Q(camat_elected=True) | (Q(other_camat=False) & Q(stones_held__lt=F("other_held")))
-    )
+    # A cycle is the one it is credited to (R38): the rows ending it, by ``cycle_player``.
+    other_cycle = SeatRound.objects.filter(
+        game=OuterRef("game"),
+        round_number=OuterRef("round_number"),
+        cycle_ended=True,
+        cycle_player__in=[a.pk, b.pk],
+    ).exclude(cycle_player=OuterRef("cycle_player"))
+    ahead = Q(camat_elected=True) | (Q(other_camat=False) & Q(stones_held__lt=F("other_held")))
+    cycles_ahead = {
+        (row["cycle_player"], row["season"]): row["ahead"]
+        for row in rows.filter(cycle_ended=True, cycle_player__in=[a.pk, b.pk])
+        .annotate(
+            other_held=Subquery(other_cycle.values("stones_held")[:1]),
+            other_camat=Subquery(other_cycle.values("camat_elected")[:1]),
+        )
+        .filter(other_held__isnull=False)
+        .values("cycle_player", "season")
+        .annotate(ahead=Count("id", filter=ahead))
+        .order_by()
+    }
     counts = {
-        "cycles_ahead": Count("id", filter=ahead),  # before camat_elected is shadowed
         "rounds_won": Count("id", filter=Q(won=True)),
         **_counts(),
         "rounds": Count("id"),
@@ -406,10 +423,13 @@ def head_to_head(*, rows: QuerySet[SeatRound], a: Player, b: Player) -> HeadToHe
                 "players": {},
             },
         )
+        row["cycles_ahead"] = cycles_ahead.pop((row["player"], row["season"]), 0)
         line = {key: row[key] for key in HEAD_TO_HEAD_COLUMNS}
         season["players"][row["player"]] = line
         for key in HEAD_TO_HEAD_COLUMNS:
             totals[row["player"]][key] += row[key]
+    for (player, _season), ahead_count in cycles_ahead.items():  # no round together there
+        totals[player]["cycles_ahead"] += ahead_count
     for season in seasons.values():
         rounds_together += season["rounds_together"]
         games_together += season["games_together"]

@@ -255,3 +255,42 @@ def test_every_read_of_who_sat_follows_a_merged_substitute_R38(
     assert (rows[survivor.pk], rows.get(duplicate.pk), rows[players[4].pk]) == (2, None, 1)
     assert "Gita" in csv
     assert "gita" not in csv
+
+
+def test_head_to_head_credits_a_cycle_to_who_sat_most_of_it_as_the_ratings_do_R38_R24(
+    import_game, club, players, load_scenario
+):
+    """Head-to-head's ``cycles_ahead`` follows ``cycle_player``: the cycle that round 26
+    ended is Cakra's (seat 2, rounds 17–25), not Gita's, who sat only round 26."""
+    gita = PlayerFactory(club=club, display_name="Gita")
+    record = load_scenario(G101)["record"]
+    record["rounds"][25]["substitutes"] = {"2": "Gita"}  # from round 26
+    game = import_game(record, players[:5])
+    cakra = players[2]
+    rows = {(r.round_number, r.seat): r for r in SeatRound.objects.filter(game=game)}
+    for other in (players[0], players[1], players[3], players[4]):
+        seat = players.index(other)
+        ahead = {cakra.pk: 0, other.pk: 0}
+        for (number, s), row in rows.items():
+            if s != 2 or not row.cycle_ended or row.cycle_player_id != cakra.pk:
+                continue
+            theirs = rows[(number, seat)]
+            if row.camat_elected or (
+                not theirs.camat_elected and row.stones_held < theirs.stones_held
+            ):
+                ahead[cakra.pk] += 1
+            if theirs.camat_elected or (
+                not row.camat_elected and theirs.stones_held < row.stones_held
+            ):
+                ahead[other.pk] += 1
+
+        result = selectors.head_to_head(rows=SeatRound.objects.filter(club=club), a=cakra, b=other)
+
+        assert result.totals[cakra.pk]["cycles_ahead"] == ahead[cakra.pk], other.display_name
+        assert result.totals[other.pk]["cycles_ahead"] == ahead[other.pk], other.display_name
+    ended_26 = rows[(26, 2)]
+    assert (ended_26.player_id, ended_26.cycle_player_id) == (gita.pk, cakra.pk)
+    gita_vs_andi = selectors.head_to_head(
+        rows=SeatRound.objects.filter(club=club), a=gita, b=players[0]
+    )
+    assert gita_vs_andi.totals[gita.pk]["cycles_ahead"] <= 1  # only round 32's cycle is hers
