@@ -305,7 +305,8 @@ class HeadToHeadLineSerializer(serializers.Serializer):  # type: ignore[type-arg
     stones_given = serializers.IntegerField()
     camat_elected = serializers.IntegerField()
     cycles_ahead = serializers.IntegerField(
-        help_text="CAMAT cycles both finished where this player ranked ahead of the other."
+        help_text="CAMAT cycles credited to both (to who sat most of each, R38) where this "
+        "player ranked ahead of the other (R24)."
     )
 
 
