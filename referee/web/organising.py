@@ -122,6 +122,24 @@ def ids(form: Any, prefix: str) -> Any:
     return form
 
 
+def named_seats(form: Any, names: list[str]) -> Any:
+    """``form``'s seat drop-downs (``seat``, ``source``, ``to``) with each seat's name
+    beside its number (``2 · Cakra``): who sat it in the round shown (R38)."""
+    if form is None:
+        return form
+    for field_name in ("seat", "source", "to"):
+        field = form.fields.get(field_name)
+        if field is None or not hasattr(field, "choices"):
+            continue
+        field.choices = [
+            (value, f"{value} · {names[int(value)]}")
+            if str(value).isdigit() and int(value) < len(names)
+            else (value, label)
+            for value, label in field.choices
+        ]
+    return form
+
+
 def rebound(form: Any, game: Game) -> Any:
     """A refused form drawn again with what was typed, on the version now shown (and a
     fresh key): sending it again applies it to the game the page shows."""

@@ -223,13 +223,16 @@ def _render_round(
         "number": number,
         "events": events,
         "chosen": chosen,
-        "edit_form": organising.ids(edit_form, "edit"),
-        "add_form": organising.ids(add_form, "add"),
+        "edit_form": organising.named_seats(organising.ids(edit_form, "edit"), names),
+        "add_form": organising.named_seats(organising.ids(add_form, "add"), names),
         "void_form": organising.ids(
             void_form or of.VoidForm(initial=organising.initial(game)), "void"
         ),
-        "adjust_form": organising.ids(
-            adjust_form or of.AdjustForm(initial=organising.initial(game)), "adjust"
+        "adjust_form": organising.named_seats(
+            organising.ids(
+                adjust_form or of.AdjustForm(initial=organising.initial(game)), "adjust"
+            ),
+            names,
         ),
         "result": _result_view(result, names, live, number) if result else None,
         "previous": number - 1 if number > 1 else None,

@@ -876,3 +876,13 @@ def test_the_standings_page_offers_a_spreadsheet_and_explains_net_stones_R22(cli
     assert sheet.status_code == 200
     assert sheet["Content-Type"].startswith("text/csv")
     assert "Andi" in sheet.content.decode("utf-8-sig")
+
+
+def test_the_round_pages_seat_drop_downs_name_who_sat_each_seat_R38(signed_in, played):
+    page = signed_in.get(f"/games/{played.pk}/rounds/1/").content.decode()
+
+    for form in ("add", "adjust"):
+        field = "seat" if form == "add" else "to"
+        select = re.search(rf'<select[^>]*id="{form}-{field}".*?</select>', page, re.S)
+        assert select is not None, form
+        assert '<option value="2">2 · Cakra</option>' in select.group(0), form
