@@ -17,7 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import models, transaction
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
@@ -63,6 +63,32 @@ class Club(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Save; a slug given up stays the club's old slug (``ClubSlug``), so its room link
+        and standings page lead to the new one, and a slug in use is nobody's old slug."""
+        previous = (
+            Club.objects.filter(pk=self.pk).values_list("slug", flat=True).first()
+            if self.pk is not None
+            else None
+        )
+        with transaction.atomic():
+            super().save(*args, **kwargs)
+            ClubSlug.objects.filter(slug=self.slug).delete()
+            if previous is not None and previous != self.slug:
+                ClubSlug.objects.update_or_create(slug=previous, defaults={"club": self})
+
+
+class ClubSlug(models.Model):
+    """A slug a club used before it was renamed (in the admin): its pages' old links (the
+    room view, the standings) are sent on to the club's slug now."""
+
+    slug = models.SlugField(max_length=60, unique=True)
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="old_slugs")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.slug} → {self.club.slug}"
 
 
 class Membership(models.Model):

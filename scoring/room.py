@@ -37,11 +37,12 @@ from django.conf import settings
 from django.core import signing
 from django.db.models import Q
 from django.http import Http404, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
+from django_htmx.http import HttpResponseClientRedirect
 
 from referee import folding, selectors
 from referee.models import Event, Game
@@ -50,7 +51,7 @@ from referee.web.panels import event_view, round_banner, seat_view
 from referee.web.taps import POLL_SECONDS, HtmxHttpRequest, database_unavailable_as_503
 from scoring import zones
 from scoring.api.filters import STANDINGS_DEFAULT_ORDERING
-from scoring.models import Club, Membership
+from scoring.models import Club, ClubSlug, Membership
 from scoring.selectors import club_can_read, league_rows, standings
 
 ROOM_SALT = "referee.web.room"
@@ -243,6 +244,17 @@ def _signature(
 # -- the pages -----------------------------------------------------------------------------
 
 
+def _moved(request: HtmxHttpRequest, slug: str) -> Club | None:
+    """The club that gave up ``slug`` (renamed in the admin, ``ClubSlug``; a slug in use is
+    nobody's old slug), if this request may see it: its old room link (a key signed for
+    the old slug) or a reader of the club."""
+    moved = ClubSlug.objects.filter(slug=slug).select_related("club").first()
+    if moved is None:
+        return None
+    valid = key_status(slug, request.GET.get("key", "")) == "valid"
+    return moved.club if valid or club_can_read(user=request.user, club=moved.club) else None
+
+
 def _room_club(request: HtmxHttpRequest, slug: str) -> tuple[Club, str, str]:
     """The club, the key given and its status; 404 for one this request may not read."""
     club = Club.objects.filter(slug=slug).first()
@@ -271,8 +283,15 @@ def _context(room: Room, key: str) -> dict[str, Any]:
 @require_safe
 @database_unavailable_as_503
 def room(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    """The room view of a club: its open tables and the evening's standings (read-only)."""
-    club, key, status = _room_club(request, slug)
+    """The room view of a club: its open tables and the evening's standings (read-only).
+    An old slug of a renamed club leads to its room link now (a fresh key)."""
+    try:
+        club, key, status = _room_club(request, slug)
+    except Http404:
+        moved = _moved(request, slug)  # no club has that slug now: a renamed one had it?
+        if moved is None:
+            raise
+        return redirect(room_url(moved), permanent=False)
     if status == "expired":
         return render(request, "scoring/room_expired.html", {"club": club}, status=403)
     with zones.club_time(club):
@@ -285,9 +304,16 @@ def room(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 def room_live(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The polled partial of the room view; 204 while it shows what the page shows (``v``).
 
-    An expired link answers 403 (the page then stops being updated and says why).
+    An expired link answers 403 (the page then stops being updated and says why); a renamed
+    club's old link sends the TV to its room link now (``HX-Redirect``).
     """
-    club, key, status = _room_club(request, slug)
+    try:
+        club, key, status = _room_club(request, slug)
+    except Http404:
+        moved = _moved(request, slug)
+        if moved is None:
+            raise
+        return HttpResponseClientRedirect(room_url(moved))
     if status == "expired":
         return HttpResponse(status=403)
     state = room_state(club)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
-from django.urls import path
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
@@ -21,7 +21,7 @@ from referee.web.session import session_token
 from referee.web.taps import database_unavailable_as_503
 from scoring import room, zones
 from scoring.api.filters import STANDINGS_DEFAULT_ORDERING, PlayedBetweenFilter
-from scoring.models import Club
+from scoring.models import Club, ClubSlug
 from scoring.selectors import club_can_read, league_rows, standings
 
 app_name = "league"
@@ -54,7 +54,14 @@ def club_standings(request: HttpRequest, slug: str) -> HttpResponse:
     club's time zone. A club's records are open to its
     members (a published club's to all): a signed-out visitor is sent to sign in, anyone
     else gets the 403 page; an unknown club is a 404."""
-    club = get_object_or_404(Club, slug=slug)
+    club = Club.objects.filter(slug=slug).first()
+    if club is None:  # an old slug of a renamed club, for those who may read it
+        moved = ClubSlug.objects.filter(slug=slug).select_related("club").first()
+        if moved is None or not club_can_read(user=request.user, club=moved.club):
+            raise Http404
+        target = reverse("league:club-standings", args=[moved.club.slug])
+        query = request.META.get("QUERY_STRING", "")
+        return redirect(f"{target}?{query}" if query else target, permanent=True)
     if not club_can_read(user=request.user, club=club):
         if not request.user.is_authenticated and session_token(request) is None:
             return redirect_to_login(request.get_full_path())

@@ -290,3 +290,23 @@ def test_the_last_organisers_account_is_not_deleted_in_the_admin_or_elsewhere(
     assert list(Membership.objects.filter(club=club).values_list("role", flat=True)) == [
         "organiser"
     ]
+
+
+def test_a_club_renamed_in_the_admin_keeps_its_old_slug_for_its_links(
+    admin_client_, club, organiser
+):
+    """Issue 28: the standings URL of the old slug leads to the new one (a reader of it)."""
+    from django.test import Client
+
+    old = club.slug
+    memberships = list(Membership.objects.filter(club=club).order_by("pk"))
+    renamed = admin_client_.post(
+        f"/admin/scoring/club/{club.pk}/change/",
+        {**_club_form(club, memberships), "slug": "renamed-club"},
+    )
+    reader = Client()
+    reader.force_login(organiser)
+
+    assert renamed.status_code == 302, renamed.content.decode()[:2000]
+    moved = reader.get(f"/clubs/{old}/standings/")
+    assert (moved.status_code, moved["Location"]) == (301, "/clubs/renamed-club/standings/")

@@ -369,3 +369,62 @@ def test_the_room_view_says_what_stones_received_means_R22(club, organiser, play
 
     assert 'id="stones-received-explained"' in html
     assert "Fewer is better (R22)." in html
+
+
+# -- a renamed club (issue 28): old links lead on, for those who may follow them ----------
+
+
+def test_a_renamed_clubs_old_room_link_leads_to_its_room_now(club, organiser) -> None:
+    old_link = room.room_url(club)
+    old_live = f"/room/{club.slug}/live/?key={room.room_key(club)}"
+    club.slug = "makassar-dc"
+    club.save()  # as the admin renames it
+
+    moved = Client().get(old_link)
+    live = Client().get(old_live, HTTP_HX_REQUEST="true")
+
+    assert moved.status_code == 302
+    assert moved["Location"].startswith("/room/makassar-dc/?key=")
+    assert Client().get(moved["Location"]).status_code == 200
+    assert live["HX-Redirect"].startswith("/room/makassar-dc/?key=")
+
+
+def test_a_renamed_private_clubs_old_slug_tells_an_outsider_nothing(club, organiser) -> None:
+    old = club.slug
+    club.slug = "makassar-dc"
+    club.save()
+    stranger = Client()
+    stranger.force_login(UserFactory(username="stranger"))
+
+    assert Client().get(f"/room/{old}/").status_code == 404  # as for a missing club
+    assert stranger.get(f"/clubs/{old}/standings/").status_code == 404
+    assert stranger.get("/clubs/no-such-club/standings/").status_code == 404
+
+
+def test_a_renamed_clubs_old_standings_url_leads_on_with_its_query(club, organiser) -> None:
+    old = club.slug
+    club.slug = "makassar-dc"
+    club.save()
+    reader = Client()
+    reader.force_login(organiser)
+
+    moved = reader.get(f"/clubs/{old}/standings/?played_after=2026-01-01")
+
+    assert moved.status_code == 301
+    assert moved["Location"] == "/clubs/makassar-dc/standings/?played_after=2026-01-01"
+    assert reader.get(moved["Location"]).status_code == 200
+
+
+def test_a_slug_in_use_is_nobodys_old_slug(club) -> None:
+    from scoring.models import ClubSlug
+
+    old = club.slug
+    club.slug = "makassar-dc"
+    club.save()
+    newcomer = ClubFactory(slug=old)  # another club takes the slug given up
+
+    assert not ClubSlug.objects.filter(slug=old).exists()
+    assert Client().get(f"/room/{old}/?key={room.room_key(newcomer)}").status_code == 200
+    club.slug = "makassar-dc"
+    club.save()  # saved again unrenamed: no old slug of itself
+    assert list(ClubSlug.objects.values_list("slug", flat=True)) == []
