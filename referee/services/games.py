@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, ClassVar
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from referee import folding, signals, store
 from referee.engine import Game as EngineGame
@@ -146,6 +148,8 @@ def game_import(
     entries = folding.with_sides(engine, entries)  # where each tile lies (R11)
     actor = Actor(user=created_by).label
     now = timezone.now()
+    if isinstance(played_at, str):  # an ISO 8601 date and time, as the API takes it
+        played_at = parse_datetime(played_at)
     Event.objects.bulk_create(
         Event(
             game=game,
@@ -154,7 +158,10 @@ def game_import(
             payload=entry.payload,
             round_number=effect.round,
             entered_by=f"import by {actor}",
-            created_at=played_at or now,
+            # One instant an event, in the record's order (a microsecond apart): its rounds
+            # settle one after another, so a league history in their order pages by time
+            # without ties (a cursor's position, issue 32).
+            created_at=(played_at or now) + timedelta(microseconds=position),
         )
         for position, (entry, effect) in enumerate(zip(entries, effects, strict=True))
     )
@@ -193,7 +200,8 @@ def game_import(
         ),
         version=version,
     )
-    signals.rounds_changed.send(Game, game=game, engine=engine, played_at=played_at)
+    # Each round is dated by the event that settled it (``played_at`` or now, in order).
+    signals.rounds_changed.send(Game, game=game, engine=engine)
     return game
 
 

@@ -148,3 +148,28 @@ def test_refusals_entered_between_two_pages_of_the_audit_trail_move_no_row(
     assert len(read) == len(set(read))  # none repeated
     assert read == sorted(read)
     assert len(read) >= 5  # none of the first five skipped
+
+
+def test_an_imported_games_rounds_page_once_each_while_new_rounds_settle_R27(
+    member_client, organiser, club, players, import_game, load_scenario
+):
+    """QA: an import settles every round at one instant; a history paged through that tie
+    while the game goes on live repeats no round and skips none."""
+    rounds = load_scenario(G101)["record"]["rounds"]
+    record = {**load_scenario(G101)["record"], "rounds": rounds[:12]}
+    game = import_game(record, players[:5])
+    actor = Actor(user=organiser)
+    url = f"{API}/clubs/{club.slug}/players/{players[0].pk}/rounds/?page_size=2"
+
+    read, page, pages = [], member_client.get(url).json(), 0
+    while True:
+        read += [r["round"] for r in page["results"]]
+        pages += 1
+        if pages in (2, 4):  # a round of the game settles while the history is read
+            _play_round(game, rounds[11 + pages // 2], actor)
+        if not page["next"]:
+            break
+        page = member_client.get(page["next"]).json()
+
+    assert sorted(read, reverse=True) == read
+    assert read == list(range(12, 0, -1))  # the import's rounds, each once
