@@ -23,7 +23,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def latest_payload(game: Game) -> dict[str, Any]:
-    return Event.objects.filter(game=game, revoked_by__isnull=True).latest("position").payload
+    """The latest live event as the phone entered it: its stored ``side`` (where the tile
+    lies, R11, the referee's own) left out."""
+    payload = Event.objects.filter(game=game, revoked_by__isnull=True).latest("position").payload
+    return {key: value for key, value in payload.items() if key != "side"}
 
 
 @pytest.fixture
