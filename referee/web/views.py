@@ -40,7 +40,7 @@ from referee.exceptions import (
 )
 from referee.inputs import join_client
 from referee.league import league
-from referee.lockouts import JoinClient, give_device
+from referee.lockouts import JoinClient, device_of, give_device
 from referee.middleware import checks_conditions
 from referee.models import Game, RoundVerification, TableToken
 from referee.services import Actor, join_code_check
@@ -99,6 +99,13 @@ def join(request: HtmxHttpRequest, code: str) -> HttpResponse:
                 return _join_failed(request, error, code)
             remember_token(request, key)
             return redirect("web:table")
+    if not device_of(request) and request.GET.get("device") != "1":
+        # A phone new to this server (scanning the QR code) gets its device cookie first,
+        # and its code is judged as that device's, a newcomer's (``referee.lockouts``), not
+        # in the bucket of the cookieless requests of its address, which a guesser behind
+        # the same Wi-Fi may have used up (issue 27). A browser that keeps no cookie comes
+        # back with ``device=1`` and is judged as before.
+        return give_device(request, redirect(f"{request.path}?device=1"))
     try:
         game = join_code_check(join_code=code, client=_client(request))
     except ServiceError as error:

@@ -52,7 +52,7 @@ def test_a_join_code_leads_to_the_seat_picker_with_the_names(client: Client, gam
     response = client.post("/", {"code": f" {game.join_code[:4].lower()}-{game.join_code[4:]} "})
     assert response.status_code == 302
     assert response["Location"] == f"/join/{game.join_code}/"
-    page = client.get(response["Location"]).content.decode()
+    page = client.get(response["Location"], follow=True).content.decode()
     for name in ("Andi", "Besse", "Cakra", "Daeng", "Evi"):
         assert name in page
     assert 'name="seat" value=""' in page  # scorekeeper for the whole table
@@ -89,7 +89,7 @@ def test_a_join_link_with_a_wrong_code_shows_the_home_page_with_the_refusal(
     client: Client,
 ) -> None:
     cache.clear()
-    response = client.get("/join/NOPENOPENO/")
+    response = client.get("/join/NOPENOPENO/", follow=True)
 
     assert response.status_code == 404
     assert 'name="code"' in response.content.decode()
@@ -462,10 +462,41 @@ def test_the_seat_picker_shows_a_computers_seat_as_not_for_a_phone_R39(
 
     computer_seats_setup(game=game, strategies={2: "greedy"})
 
-    page = client.get(f"/join/{game.join_code}/").content.decode()
+    page = client.get(f"/join/{game.join_code}/", follow=True).content.decode()
 
     computer = re.search(r'<button[^>]*value="2"[^>]*>(.*?)</button>', page, re.S)
     person = re.search(r'<button[^>]*value="1"[^>]*>', page)
     assert "disabled" in computer.group(0)
     assert "played by the computer" in computer.group(1)
     assert "disabled" not in person.group(0)
+
+
+def test_a_new_phone_gets_its_device_first_and_joins_though_its_address_guessed(
+    client: Client, game: Game, settings: Any
+) -> None:
+    """QA (issue 27): 30 wrong codes from cookieless requests of one address used up that
+    address's cookieless bucket; a phone scanning the QR code behind the same Wi-Fi was
+    told to wait. It now gets its device cookie first and is judged as a newcomer."""
+    cache.clear()
+    guesser = Client()
+    for _ in range(settings.JOIN_LOCKOUT_FAILURES + 1):
+        guesser.cookies.clear()  # a script that keeps no cookie: the cookieless bucket
+        guesser.post("/api/v1/join/", {"join_code": "NOPENOPENO"}, content_type="application/json")
+
+    first = client.get(f"/join/{game.join_code}/")
+    page = client.get(first["Location"])
+
+    assert first.status_code == 302
+    assert first["Location"] == f"/join/{game.join_code}/?device=1"
+    assert "domeng_device" in first.cookies
+    assert page.status_code == 200
+    assert 'name="seat"' in page.content.decode()
+
+
+def test_a_browser_that_keeps_no_cookie_is_judged_without_one(client: Client, game: Game) -> None:
+    cache.clear()
+
+    page = client.get(f"/join/{game.join_code}/?device=1")
+
+    assert page.status_code == 200  # no second redirect: the cookieless bucket, as before
+    assert 'name="seat"' in page.content.decode()
