@@ -70,15 +70,21 @@ def keep_text(text: str) -> str:
 
 
 def row_keeps_text(row: Mapping[str, Any], columns: Sequence[str]) -> bool:
-    """Whether a row's text cells may be written as text formulas (``keep_text``): every text
-    in it is made of the characters ``keep_text`` wraps. A spreadsheet that splits the file
-    at another separator than it was written with reads the rest of the line into the
-    formula; with no quote, bracket or ``|`` anywhere in the row that rest can only be an
-    error, never a function call or a link to another program. Any other row keeps the ``'``
-    guard in every cell."""
-    return all(
-        not isinstance(value, str) or _TEXT_FORMULA_SAFE.match(value)
-        for value in (row.get(column) for column in columns)
+    """Whether the row's first cell may be written as a text formula (``keep_text``): every
+    text in the row is made of the characters ``keep_text`` wraps. A spreadsheet that splits
+    the file at another separator than it was written with reads a line's start, and the
+    rest of the line up to its own separator, as one cell: a text formula there would take
+    that rest in; with no quote, bracket or ``|`` anywhere in the row the rest can only be
+    an error, never a function call or a link to another program. Any later cell follows a
+    separator that such a spreadsheet does not split at, so it never starts a cell there,
+    and a spreadsheet that does split there splits it exactly (the wrapped text holds no
+    separator): later cells are wrapped whatever the row holds, and then the first is not
+    (their quotes would be in its formula)."""
+    values = [row.get(column) for column in columns]
+    later_wrapped = any(isinstance(v, str) and keep_text(v) != defuse(v) for v in values[1:])
+    # A later text formula written into the line would bring its quotes into the first one.
+    return not later_wrapped and all(
+        not isinstance(value, str) or _TEXT_FORMULA_SAFE.match(value) for value in values
     )
 
 
@@ -138,11 +144,15 @@ class CSVRenderer(BaseRenderer):
         writer = csv.writer(buffer, delimiter=separator, lineterminator="\r\n")
         writer.writerow([defuse(str(column)) for column in columns])
         for row in rows:
-            spreadsheet = self.keeps_text and row_keeps_text(row, columns)
+            first = self.keeps_text and row_keeps_text(row, columns)
             writer.writerow(
                 [
-                    _cell(row.get(column), decimal_comma=separator == ";", spreadsheet=spreadsheet)
-                    for column in columns
+                    _cell(
+                        row.get(column),
+                        decimal_comma=separator == ";",
+                        spreadsheet=self.keeps_text and (index > 0 or first),
+                    )
+                    for index, column in enumerate(columns)
                 ]
             )
         return buffer.getvalue().encode(self.charset)

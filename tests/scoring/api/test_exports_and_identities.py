@@ -63,9 +63,10 @@ def runs_as_formula(cell: str) -> bool:
 def test_no_cell_runs_as_a_formula_whatever_separator_splits_it(attack, before):
     """The hole: ``Andi;=cmd|…`` was defused at its start only; a spreadsheet splitting at
     ``;`` (French, Polish) ran the formula after it."""
-    rows = [{"name": before + attack, "count": -3}]
+    rows = [{"name": before + attack, "member": "0042", "count": -3}]
+    columns = ["name", "member", "count"]
     for renderer in (CSVRenderer(), SpreadsheetCSVRenderer()):
-        text = renderer.render(rows, renderer_context={"csv_columns": ["name", "count"]})
+        text = renderer.render(rows, renderer_context={"csv_columns": columns})
         for separator in (",", ";", "\t"):
             cells = cells_as_a_spreadsheet_splits_them(text.decode("utf-8"), separator)
             formulas = [c for c in cells if runs_as_formula(c) and c.strip() not in ("-3",)]

@@ -104,3 +104,21 @@ def test_a_row_with_a_quote_or_a_bracket_anywhere_keeps_the_apostrophe_guard_onl
         '0042,"HYPERLINK(""x"")"',
         '"=""0042""",Andi',
     ]
+
+
+def test_a_later_cell_keeps_its_number_like_text_whatever_its_row_holds():
+    """QA: ``O'Brien`` or ``Daeng "Big"`` beside a member number cost it its zeros; only a
+    row's first cell can start a cell for a spreadsheet splitting at another separator."""
+    rows = [
+        {"name": 'Daeng "Big"', "member_number": "0903"},
+        {"name": "O'Brien", "member_number": "0902"},
+    ]
+
+    text = SpreadsheetCSVRenderer().render(
+        {"results": rows}, renderer_context={"csv_columns": ["name", "member_number"]}
+    )
+
+    assert text.decode().lstrip("\ufeff").splitlines()[1:] == [
+        '"Daeng ""Big""","=""0903"""',
+        'O\'Brien,"=""0902"""',
+    ]
