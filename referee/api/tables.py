@@ -24,6 +24,7 @@ from referee.api.schema import (
 from referee.api.writes import (
     PROBLEMS,
     GameMixin,
+    PerViewer,
     validated,
 )
 from referee.inputs import client_ident, join_client
@@ -31,8 +32,8 @@ from referee.lockouts import give_device, join_lockout_lift
 from referee.models import TableToken
 
 
-class JoinView(APIView):
-    """Exchange a join code for a table token."""
+class JoinView(PerViewer):
+    """Exchange a join code for a table token (its key is in the answer: never cached)."""
 
     authentication_classes: list[Any] = []
     permission_classes: list[Any] = []
@@ -75,8 +76,8 @@ class JoinView(APIView):
         return give_device(request, super().finalize_response(request, response, *args, **kwargs))  # type: ignore[arg-type]
 
 
-class JoinLockoutLiftView(APIView):
-    """Lift the join lockouts of an address (an organiser's)."""
+class JoinLockoutLiftView(PerViewer):
+    """Lift the join lockouts of an address (an organiser's; the answer is the caller's)."""
 
     permission_classes = [IsOrganiser]
 

@@ -58,3 +58,15 @@ def test_the_organisers_list_of_games_is_private(table):
 
     assert response.status_code == 200
     assert is_private(response)
+
+
+def test_a_join_answer_carrying_a_token_and_a_lockout_lift_are_private(table):
+    """QA (issue 27): ``POST /join/`` answers the table token's key; it must never be kept."""
+    joined = APIClient().post(f"{API}/join/", {"join_code": table.game.join_code}, format="json")
+    refused = APIClient().post(f"{API}/join/", {"join_code": "NOPENOPENO"}, format="json")
+    lifted = table.organiser.post(f"{API}/join/lockouts/lift/", {}, format="json")
+
+    assert joined.status_code == 201, joined.content
+    assert "token" in joined.json()
+    for response in (joined, refused, lifted):
+        assert is_private(response), response.status_code
