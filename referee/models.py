@@ -372,7 +372,7 @@ class TableAlert(models.Model):
     seats = models.JSONField(default=list, help_text="The seats whose declared hands were probed.")
     count = models.PositiveIntegerField()
     round_number = models.PositiveIntegerField(
-        null=True, blank=True, help_text="The round of a shared hand."
+        null=True, blank=True, help_text="The round of a shared hand, or the round probed."
     )
     tiles = models.JSONField(
         default=list, blank=True, help_text="The tiles a shared hand shares (the organiser's)."

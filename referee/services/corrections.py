@@ -479,7 +479,9 @@ def _correct(
                 and not probes.is_repeat(game, logged_kind, logged, actor, error.code)
                 and _depends_on_hands(game, after, actor.seat, error)
             ):
-                probes.count_probe(game, actor, TableAlert.Kind.REFUSALS, seats)
+                probes.count_probe(
+                    game, actor, TableAlert.Kind.REFUSALS, seats, round_number=error.round
+                )
             guard.refusal_log(game, logged_kind, logged, error, actor)
         if refused is None:
             after = _placed(engine, after)

@@ -219,7 +219,13 @@ def event_submit(
                     rules_of(game), current, kind, payload, actor.seat, error
                 )
             ):
-                probes.count_probe(game, actor, TableAlert.Kind.REFUSALS, seats)
+                probes.count_probe(
+                    game,
+                    actor,
+                    TableAlert.Kind.REFUSALS,
+                    seats,
+                    round_number=error.round or current.snapshot.get("round"),
+                )
             guard.refusal_log(game, kind, payload, error, actor)
             remember_refusal(game, idempotency, refused)  # a retry gets it, counted once
         if refused is None:
@@ -491,7 +497,13 @@ def event_undo(
             )
             seats = [e.payload.get("seat") for e in round_events]
             if last.payload.get("seat") in seats:
-                probes.count_probe(game, actor, TableAlert.Kind.UNDOS, [last.payload["seat"]])
+                probes.count_probe(
+                    game,
+                    actor,
+                    TableAlert.Kind.UNDOS,
+                    [last.payload["seat"]],
+                    round_number=last.round_number,
+                )
         correction = Correction.objects.create(
             game=game, kind=Correction.Kind.UNDO, entered_by=actor.label, reason=reason
         )

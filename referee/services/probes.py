@@ -104,12 +104,15 @@ def inherit_probes(game: Game, token: TableToken) -> None:
         token.probes, token.probes_until = window
 
 
-def count_probe(game: Game, actor: Actor, kind: str, seats: list[int]) -> None:
+def count_probe(
+    game: Game, actor: Actor, kind: str, seats: list[int], *, round_number: int | None = None
+) -> None:
     """Count a probe of ``seats``' declared hands by ``actor``'s table token (the game's lock
     is held); at the limit, alert the organiser and the seats concerned. A phone counts on
     its token's row and on the rows of every token its client joined
     (``probe_siblings``), so a second token or a new one joined later is limited with
-    it. The organiser's acts are never counted (R31)."""
+    it. The organiser's acts are never counted (R31). ``round_number``: the round probed,
+    which the alert names."""
     token = actor.token
     if not seats or token is None:
         return
@@ -129,6 +132,7 @@ def count_probe(game: Game, actor: Actor, kind: str, seats: list[int]) -> None:
             entered_by=actor.label,
             seats=sorted(set(seats)),
             count=token.probes,
+            round_number=round_number,
         )
 
 

@@ -142,6 +142,7 @@ def test_probing_by_play_then_undo_stops_at_the_limit_R31(table, limit):
     assert stopped.json()["code"] == "probe_limited"
     assert table.state()["round"]["chain"] == []
     assert TableAlert.objects.get().kind == "undos"
+    assert TableAlert.objects.get().round_number == 1  # the round probed (QA)
 
 
 def test_a_seats_own_phone_undoing_its_own_moves_is_no_probe(table, limit):
@@ -161,6 +162,7 @@ def test_a_probe_is_reported_to_the_organiser_and_the_probed_seat_only_R31(in_pl
 
     assert alert["kind"] == "refusals"
     assert alert["seats"] == [1]
+    assert alert["round"] == 1  # the round probed (QA: it was null)
     assert alert["count"] == LIMIT
     assert alert["entered_by"].endswith("(scorekeeper)")
     assert in_play.events(client=in_play.phone(1))["alerts"] == [alert]
