@@ -26,6 +26,7 @@ from django.utils import timezone
 from referee import folding, signals, store
 from referee.engine import Game as EngineGame
 from referee.engine import RefereeError
+from referee.engine.tiles import Tile
 from referee.exceptions import (
     NothingToUndo,
     OrganiserOnly,
@@ -190,6 +191,7 @@ def event_submit(
             return _after_event(fast, actor)
         folded = fast
     refused: RefereeError | None = None
+    again: Submitted | None = None
     with transaction.atomic():
         game = guard.lock(game_id, actor)
         if (replayed := replay_of(game, idempotency)) is not None:
@@ -207,28 +209,33 @@ def event_submit(
                 effect = folding.apply_event(engine, kind, payload)
                 payload = folding.placed(engine, kind, payload)  # the side it lies on (R11)
         except RefereeError as error:
-            refused = error.with_names(game.players)
-            # A probe only if the answer depended on another seat's declared hand, and
-            # not a copy of a refusal this phone already got (R31).
-            seats = probes.declared_seats(current.events, besides=actor.seat)
-            if (
-                seats
-                and actor.token is not None
-                and not probes.is_repeat(game, kind, payload, actor, error.code)
-                and probes.depends_on_hands(
-                    rules_of(game), current, kind, payload, actor.seat, error
-                )
-            ):
-                probes.count_probe(
-                    game,
-                    actor,
-                    TableAlert.Kind.REFUSALS,
-                    seats,
-                    round_number=error.round or current.snapshot.get("round"),
-                )
-            guard.refusal_log(game, kind, payload, error, actor)
-            remember_refusal(game, idempotency, refused)  # a retry gets it, counted once
-        if refused is None:
+            copy = _same_hand(current, kind, payload, actor)
+            if copy is not None:  # a phone's copy of the hand it declared (R31): its answer
+                again = _declared_again(game, actor, current, copy)
+                remember(game, idempotency, again)
+            else:
+                refused = error.with_names(game.players)
+                # A probe only if the answer depended on another seat's declared hand, and
+                # not a copy of a refusal this phone already got (R31).
+                seats = probes.declared_seats(current.events, besides=actor.seat)
+                if (
+                    seats
+                    and actor.token is not None
+                    and not probes.is_repeat(game, kind, payload, actor, error.code)
+                    and probes.depends_on_hands(
+                        rules_of(game), current, kind, payload, actor.seat, error
+                    )
+                ):
+                    probes.count_probe(
+                        game,
+                        actor,
+                        TableAlert.Kind.REFUSALS,
+                        seats,
+                        round_number=error.round or current.snapshot.get("round"),
+                    )
+                guard.refusal_log(game, kind, payload, error, actor)
+                remember_refusal(game, idempotency, refused)  # a retry gets it, counted once
+        if refused is None and again is None:
             session_id, session_number = _open_session(game)
             snapshot = folding.advance_snapshot(engine, current.snapshot)
             position = _next_position(game)
@@ -264,6 +271,8 @@ def event_submit(
                 )
             submitted = _submitted(game, actor, cache, engine, effect, event)
             remember(game, idempotency, submitted)
+    if again is not None:
+        return _after_event(again, actor)
     if refused is not None:
         try:
             raise refused
@@ -272,6 +281,50 @@ def event_submit(
             # two (and the request under them) would wait for the cyclic collector.
             refused = None
     return _after_event(submitted, actor)
+
+
+def _same_hand(
+    current: store.CurrentRound, kind: str, payload: dict[str, Any], actor: Actor
+) -> Any | None:
+    """The live hand of this round that ``payload`` (a ``hand``) repeats: the same seat and
+    the same five tiles, however spelt or ordered, declared by this very phone (``actor``'s
+    label) — a copy it sent again without an ``Idempotency-Key`` on bad Wi-Fi. ``None``
+    for anything else, which stays refused (R31: a seat declares once a round)."""
+    if kind != Event.Kind.HAND or actor.token is None:
+        return None
+    wanted = _tile_set(payload.get("tiles"))
+    if wanted is None:
+        return None
+    for event in current.events:
+        if (
+            event.kind == Event.Kind.HAND
+            and event.payload.get("seat") == payload.get("seat")
+            and event.entered_by == actor.label
+            and _tile_set(event.payload.get("tiles")) == wanted
+        ):
+            return event
+    return None
+
+
+def _tile_set(tiles: Any) -> frozenset[Tile] | None:
+    if not isinstance(tiles, list) or len(tiles) > 5:
+        return None
+    try:
+        return frozenset(Tile.parse(tile) for tile in tiles)
+    except (RefereeError, TypeError, ValueError):
+        return None
+
+
+def _declared_again(game: Game, actor: Actor, current: store.CurrentRound, copy: Any) -> Submitted:
+    """The answer to a copy of a declared hand: the hand as it was stored (its event and
+    what it caused) and the state now; nothing is written, nothing is refused or counted."""
+    _, effects = current.fold(rules_of(game))
+    index = next(i for i, e in enumerate(current.events) if e.position == copy.position)
+    event = game.events.get(position=copy.position, revoked_by__isnull=True)
+    state = game_state_for(
+        game, viewer=actor.seat, viewer_label=actor.label, organiser=actor.is_organiser
+    )
+    return Submitted(game, event, effects[index], state)
 
 
 def _after_event(submitted: Submitted, actor: Actor) -> Submitted:
