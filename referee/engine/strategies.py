@@ -334,17 +334,23 @@ _GREEDY_RANK = {
 }
 
 
-def _unseen_by_seat(view: SeatView) -> tuple[int, dict[int, list[int]], list[int]]:
-    """What ``view.seat`` cannot see: how many tiles (as numbers), which of them each other
-    seat may hold (none carrying a value it passed on, R32; never an asserted-sleeping
-    tile, R5), and the other seats, those with the fewest spare candidates first."""
+def _unseen_and_others(view: SeatView) -> tuple[list[int], list[int]]:
+    """The tiles ``view.seat`` cannot see, as numbers (neither in its hand nor played nor
+    asserted sleeping by the first lead, R5), and the other seats."""
     own = set(view.hand)
     unseen = [
         i
         for i, t in enumerate(ALL_TILES)
         if t not in view.played and t not in own and t not in view.sleeping
     ]
-    others = [s for s in range(SEATS) if s != view.seat]
+    return unseen, [s for s in range(SEATS) if s != view.seat]
+
+
+def _unseen_by_seat(view: SeatView) -> tuple[int, dict[int, list[int]], list[int]]:
+    """What ``view.seat`` cannot see: how many tiles (as numbers), which of them each other
+    seat may hold (none carrying a value it passed on, R32; never an asserted-sleeping
+    tile, R5), and the other seats, those with the fewest spare candidates first."""
+    unseen, others = _unseen_and_others(view)
     allowed = {
         s: [i for i in unseen if _LOW[i] not in lacks and _HIGH[i] not in lacks]
         for s in others
@@ -399,13 +405,7 @@ def _constraints(view: SeatView, infer_plays: bool) -> tuple[list[int], dict[int
     it: it later plays a tile it could not hold, or puts a tile that fits both
     ends on the higher one.
     """
-    own = set(view.hand)
-    unseen = [
-        i
-        for i, t in enumerate(ALL_TILES)
-        if t not in view.played and t not in own and t not in view.sleeping
-    ]
-    others = [s for s in range(SEATS) if s != view.seat]
+    unseen, others = _unseen_and_others(view)
     forbidden = {
         s: {i for i in unseen if _LOW[i] in view.passed_on[s] or _HIGH[i] in view.passed_on[s]}
         for s in others
