@@ -16,13 +16,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection
 from rest_framework.test import APIClient
 
 from referee import services
 from referee.engine import Tile
 from referee.engine.records import replay_record
 from referee.models import Event, Game, GameSession, IdempotencyRecord, RefusedEvent
+from tests import threads
 from tests.referee.conftest import without_verification
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,26 +45,8 @@ def run_together(count: int, work: Callable[[int, threading.Event], Any]) -> lis
     ``failed`` is set as soon as one thread raises, so that threads waiting for
     their turn can give up (``Abandoned``); the first real error is re-raised.
     """
-    barrier = threading.Barrier(count)
     failed = threading.Event()
-    results: list[Any] = [None] * count
-
-    def target(index: int) -> None:
-        try:
-            barrier.wait(timeout=30)
-            results[index] = work(index, failed)
-        except BaseException as exc:  # noqa: BLE001 - handed to the test to assert on
-            results[index] = exc
-            failed.set()
-        finally:
-            connection.close()  # this thread's own connection
-
-    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert not any(thread.is_alive() for thread in threads)
+    results = threads.run_together(count, lambda i: work(i, failed), timeout=120, failed=failed)
     errors = [r for r in results if isinstance(r, BaseException)]
     if errors:
         raise next((e for e in errors if not isinstance(e, Abandoned)), errors[0])

@@ -6,16 +6,14 @@ released together; the bursts are repeated ten times."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection
 from rest_framework.test import APIClient
 
 from referee.models import TableAlert, TableToken
 from tests.referee.conftest import API
+from tests.threads import run_together
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,29 +21,6 @@ SEAT_1 = ["3-6", "5-6", "0-0", "0-1", "0-2"]
 SEAT_2 = ["2-3", "1-1", "1-2", "1-3", "1-4"]
 COPIES = 5
 BURSTS = 10
-
-
-def run_together(count: int, work: Callable[[int], Any]) -> list[Any]:
-    """Run ``work(0)``…``work(count - 1)`` in threads released together; what each returned."""
-    barrier = threading.Barrier(count)
-    results: list[Any] = [None] * count
-
-    def target(index: int) -> None:
-        try:
-            barrier.wait(timeout=30)
-            results[index] = work(index)
-        except BaseException as exc:  # noqa: BLE001 - handed to the test to assert on
-            results[index] = exc
-        finally:
-            connection.close()  # this thread's own connection
-
-    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not any(thread.is_alive() for thread in threads)
-    return results
 
 
 def copies(client: APIClient, url: str, body: dict[str, Any]) -> list[int]:

@@ -8,44 +8,19 @@ one of those moves through.
 
 from __future__ import annotations
 
-import threading
-from typing import Any
-
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
 
 from referee import services
 from referee.models import Event, Game, RefusedEvent
 from referee.services import computer
+from tests.threads import run_together
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 RACERS = 4
 COMPUTER = 3
 HAND = ["6-6", "0-1", "2-6", "0-3", "5-6"]  # it holds 6-6: it leads the game (R5)
-
-
-def run_together(count: int, work: Any) -> list[Any]:
-    barrier = threading.Barrier(count)
-    results: list[Any] = [None] * count
-
-    def target(index: int) -> None:
-        try:
-            barrier.wait(timeout=30)
-            results[index] = work()
-        except BaseException as exc:  # noqa: BLE001 - handed to the test to assert on
-            results[index] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not any(thread.is_alive() for thread in threads)
-    return results
 
 
 @pytest.fixture
@@ -64,7 +39,7 @@ def game_awaiting_the_computer() -> Game:
 def test_racing_requests_enter_the_computers_move_exactly_once_r39(game_awaiting_the_computer):
     game = game_awaiting_the_computer
 
-    results = run_together(RACERS, lambda: computer.computer_turns_play(game_id=game.pk))
+    results = run_together(RACERS, lambda _: computer.computer_turns_play(game_id=game.pk))
 
     assert not [r for r in results if isinstance(r, BaseException)]
     live = Event.objects.filter(game=game, kind="move", revoked_by__isnull=True)

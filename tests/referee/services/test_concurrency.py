@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, connection
+from django.db import IntegrityError
 
 from referee import folding, services
 from referee.engine import RefereeError
@@ -26,6 +26,7 @@ from referee.exceptions import ServiceError
 from referee.models import Event, Game, RoundVerification
 from referee.services import computer, corrections, verification
 from tests.referee.web.walks import CEKI_WITH_A_PASS, record_move
+from tests.threads import run_together
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -36,29 +37,6 @@ PLAYERS = ["Andi", "Besse", "Cakra", "Daeng", "Evi"]
 LEAD = {"seat": 2, "tile": "6-6"}
 OPENING = [LEAD, {"seat": 3, "tile": "5-6", "on": 6}, {"seat": 4, "tile": "2-5", "on": 5}]
 NEXT_MOVE = {"seat": 0, "tile": "1-2"}
-
-
-def run_together(count: int, work: Callable[[int], Any]) -> list[Any]:
-    """Run ``work(0)``…``work(count - 1)`` in threads released together; what each returned."""
-    barrier = threading.Barrier(count)
-    results: list[Any] = [None] * count
-
-    def target(index: int) -> None:
-        try:
-            barrier.wait(timeout=30)
-            results[index] = work(index)
-        except BaseException as exc:  # noqa: BLE001 - handed to the test to assert on
-            results[index] = exc
-        finally:
-            connection.close()  # this thread's own connection
-
-    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not any(thread.is_alive() for thread in threads)
-    return results
 
 
 _pause = threading.local()
