@@ -470,3 +470,23 @@ class RoundVerification(models.Model):
 
     def __str__(self) -> str:
         return f"round {self.round_number} of {self.game_id}: {self.status}"
+
+
+class SetupLink(models.Model):
+    """The one-time link of a fresh installation: it opens the first-run page, which makes
+    the first organiser's account and club (``referee.setup``).
+
+    Only the SHA-256 of its key is kept (``hash_token``). Made by ``manage.py serve`` on
+    each start while the database has no user (the previous unused one is dropped); dead
+    once used (``used_at``) or once any account exists.
+    """
+
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"setup link {self.pk} ({'used' if self.used_at else 'unused'})"

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_safe
 from referee.web.organising import forbidden
 from referee.web.session import session_token
 from referee.web.taps import database_unavailable_as_503
-from scoring import room, zones
+from scoring import clubs, room, zones
 from scoring.api.filters import STANDINGS_DEFAULT_ORDERING, PlayedBetweenFilter
 from scoring.models import Club, ClubSlug
 from scoring.selectors import club_can_read, league_rows, standings
@@ -86,4 +86,21 @@ urlpatterns = [
     path("clubs/<slug:slug>/standings/", club_standings, name="club-standings"),
     path("room/<slug:slug>/", room.room, name="room"),
     path("room/<slug:slug>/live/", room.room_live, name="room-live"),
+    # The first run and the organiser's pages of a club (``scoring.clubs``).
+    path("setup/<str:key>/", clubs.first_run, name="first-run"),
+    path("clubs/", clubs.clubs, name="clubs"),
+    path("clubs/<slug:slug>/manage/", clubs.club_manage, name="club-manage"),
+    path("clubs/<slug:slug>/manage/players/", clubs.club_players, name="club-players"),
+    path(
+        "clubs/<slug:slug>/manage/players/<int:player_id>/",
+        clubs.club_player,
+        name="club-player",
+    ),
+    path("clubs/<slug:slug>/manage/seasons/", clubs.club_seasons, name="club-seasons"),
+    path(
+        "clubs/<slug:slug>/manage/seasons/<int:season_id>/",
+        clubs.club_season,
+        name="club-season",
+    ),
+    path("clubs/<slug:slug>/manage/organisers/", clubs.club_organisers, name="club-organisers"),
 ]

@@ -67,6 +67,7 @@ def test_a_threshold_past_a_c_int_is_a_one_line_configuration_error():
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.django_db  # serve asks whether the first run's link is needed
 def test_make_runs_server_sets_the_threshold_too(monkeypatch, settings):
     """``manage.py serve`` (``make run``) builds its own application: it tunes as config.wsgi."""
     import waitress

@@ -1,7 +1,7 @@
 """Routes of the phone web form, mounted at ``/``."""
 
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import path, reverse_lazy
 
 from referee.web import computer, hands, organiser, rulings, verification, views
 
@@ -35,5 +35,37 @@ urlpatterns = [
         ),
         name="login",
     ),
-    path("accounts/logout/", auth_views.LogoutView.as_view(next_page="web:home"), name="logout"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(next_page="web:login"), name="logout"),
+    # A forgotten password: Django's reset pages; the e-mail goes to the terminal of
+    # ``make run`` (the console backend) unless EMAIL_BACKEND says otherwise.
+    path(
+        "accounts/password-reset/",
+        auth_views.PasswordResetView.as_view(
+            template_name="referee/password_reset.html",
+            email_template_name="referee/password_reset_email.txt",
+            subject_template_name="referee/password_reset_subject.txt",
+            success_url=reverse_lazy("web:password_reset_done"),
+        ),
+        name="password_reset",
+    ),
+    path(
+        "accounts/password-reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(template_name="referee/password_reset_done.html"),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/password/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(
+            template_name="referee/password_set.html",
+            success_url=reverse_lazy("web:password_reset_complete"),
+        ),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/password/done/",
+        auth_views.PasswordResetCompleteView.as_view(
+            template_name="referee/password_set_done.html"
+        ),
+        name="password_reset_complete",
+    ),
 ]

@@ -1,6 +1,7 @@
 """``manage.py serve``: the referee for a real table, under waitress (``make run``).
 
-Prints where the phones and the organiser open it, with a QR code of the phones'
+Prints where the phones and the organiser open it (on a database with no account yet,
+the one-time link of the first run, ``referee.setup``, made anew at each start), with a QR code of the phones'
 address in the terminal, then serves until Ctrl-C. Run it with
 ``config.settings.table`` (DEBUG off, whitenoise): ``make run`` does.
 """
@@ -14,8 +15,10 @@ import segno
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.core.wsgi import get_wsgi_application
+from django.urls import reverse
 
 from config.serving import freeze_loaded_objects, tune_garbage_collector
+from referee.setup import setup_link_issue
 from referee.web import lan
 
 
@@ -57,6 +60,7 @@ class Command(BaseCommand):
                 "Only this computer can open it. For the table's phones: make run LAN=1 "
                 "(listens on the Wi-Fi and prints the address and a QR code)."
             )
+        self._first_run(here)
         if options["dry_run"]:
             return
         from waitress import serve
@@ -70,3 +74,14 @@ class Command(BaseCommand):
             serve(application, host=host, port=port, threads=threads, ident="domeng")
         except KeyboardInterrupt:
             self.stdout.write("Stopped.")
+
+    def _first_run(self, here: str) -> None:
+        """Print the first run's one-time link while the database has no account."""
+        key = setup_link_issue()
+        if key is None:
+            return
+        path = reverse("league:first-run", kwargs={"key": key}).lstrip("/")
+        self.stdout.write(
+            f"First run: open {here}{path} to create the organiser's account and the club "
+            "(this link works once; a new one is printed at each start until then)."
+        )

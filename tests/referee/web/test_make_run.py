@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -39,6 +40,7 @@ def test_the_lan_address_can_be_given(monkeypatch: pytest.MonkeyPatch) -> None:
     assert lan.lan_address() == "10.0.0.7"
 
 
+@pytest.mark.django_db  # it asks whether the first run's link is needed (no account yet)
 def test_serve_prints_the_phones_address_with_a_qr_code(monkeypatch) -> None:
     monkeypatch.setenv("DOMENG_LAN_HOST", "192.168.1.20")
     out = io.StringIO()
@@ -49,6 +51,7 @@ def test_serve_prints_the_phones_address_with_a_qr_code(monkeypatch) -> None:
     assert "█" in text or "▀" in text  # the QR code, drawn with block characters
 
 
+@pytest.mark.django_db
 def test_serve_on_loopback_says_how_to_reach_the_phones() -> None:
     out = io.StringIO()
     call_command("serve", "--port", "8123", "--dry-run", stdout=out)
@@ -114,4 +117,6 @@ def test_make_run_serves_the_table_without_debug_with_static_files(tmp_path: Pat
         server.terminate()
         output, _ = server.communicate(timeout=30)
     assert "Only this computer can open it" in output
+    # A fresh database: the first run's one-time link (issue 28), no terminal needed.
+    assert re.search(rf"First run: open http://127\.0\.0\.1:{port}/setup/[\w-]{{43}}/ ", output)
     assert "Warning" not in output  # whitenoise's "No directory at: …/staticfiles/" (QA)
