@@ -18,12 +18,18 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from django.core.validators import MaxValueValidator, MinValueValidator
+from django.core.validators import (
+    MaxLengthValidator,
+    MaxValueValidator,
+    MinLengthValidator,
+    MinValueValidator,
+)
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import empty
+from rest_framework.utils.formatting import lazy_format
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
@@ -80,6 +86,43 @@ class ReasonField(serializers.CharField):
         self.validators.append(shown_text)
 
 
+# A limit validator's message, by the key of its field's ``error_messages``.
+LIMIT_MESSAGES = {
+    MaxLengthValidator: "max_length",
+    MinLengthValidator: "min_length",
+    MaxValueValidator: "max_value",
+    MinValueValidator: "min_value",
+}
+
+
+class EachTimeFormat:
+    """A limit's message formatted in the active language each time it is read.
+
+    DRF's ``lazy_format`` keeps its first rendering for good: a field shared by every
+    request (``StrictSerializer``'s shallow copies) would answer "Ensure this field has
+    no more than 32 characters." in English under ``Accept-Language: pl`` after one
+    English request (issue 28)."""
+
+    def __init__(self, template: Any, **params: Any) -> None:
+        self.template, self.params = template, params
+
+    def __str__(self) -> str:
+        return str(self.template).format(**self.params)
+
+    def __mod__(self, params: Any) -> str:  # Django's ValidationError fills its params
+        return str(self) % params
+
+
+def live_limit_messages(field: serializers.Field) -> None:  # type: ignore[type-arg]
+    """Give ``field``'s limit validators (DRF's ``max_length``… made with ``lazy_format``)
+    a message that follows the active language (``EachTimeFormat``)."""
+    for validator in getattr(field, "validators", []):
+        key = LIMIT_MESSAGES.get(type(validator))
+        template = getattr(field, "error_messages", {}).get(key)
+        if key and template is not None and isinstance(validator.message, lazy_format):
+            validator.message = EachTimeFormat(template, **{key: validator.limit_value})
+
+
 class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
     """A serializer that refuses fields it does not know.
 
@@ -91,6 +134,10 @@ class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
     """
 
     def get_fields(self) -> dict[str, serializers.Field]:  # type: ignore[type-arg]
+        if "_messages_live" not in type(self).__dict__:  # once per class, before any copy
+            for field in self._declared_fields.values():  # type: ignore[attr-defined]
+                live_limit_messages(field)
+            type(self)._messages_live = True  # type: ignore[attr-defined]
         return {
             name: copy.deepcopy(field)
             if isinstance(field, serializers.BaseSerializer)
