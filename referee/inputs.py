@@ -29,9 +29,9 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import empty
-from rest_framework.utils.formatting import lazy_format
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
+from rest_framework.utils.formatting import lazy_format
 
 from referee.engine.names import is_visible_name, reorders_text
 from referee.lockouts import JoinClient, device_issued, device_of

@@ -64,9 +64,7 @@ def _time_zone_choices() -> list[tuple[str, str]]:
 class ClubFields(forms.Form):
     """A club's name, slug (its URLs), IANA time zone and whether its records are public."""
 
-    name = forms.CharField(
-        label=_("Club name"), max_length=120, validators=[validate_visible_name]
-    )
+    name = forms.CharField(label=_("Club name"), max_length=120, validators=[validate_visible_name])
     slug = forms.SlugField(
         label=_("Short name in links"),
         max_length=60,
@@ -95,7 +93,7 @@ class FirstRunForm(UserCreationForm):  # type: ignore[type-arg]
     time_zone = ClubFields.base_fields["time_zone"]
     language = forms.ChoiceField(label=_("Language of the pages"), choices=settings.LANGUAGES)
 
-    class Meta(UserCreationForm.Meta):
+    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]
         fields = ("username",)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -121,7 +119,9 @@ class PlayerForm(forms.Form):
 class SeasonForm(forms.Form):
     """A season's name and its optional first and last days (the club's dates)."""
 
-    name = forms.CharField(label=_("Season name"), max_length=80, validators=[validate_visible_name])
+    name = forms.CharField(
+        label=_("Season name"), max_length=80, validators=[validate_visible_name]
+    )
     starts_on = forms.DateField(
         label=_("First day"), required=False, widget=forms.DateInput(attrs={"type": "date"})
     )
@@ -170,14 +170,16 @@ def club_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     return never_cache(database_unavailable_as_503(wrapped))
 
 
-def _refused(form: forms.Form, error: ServiceError) -> int:
+def _refused(form: forms.BaseForm, error: ServiceError) -> int:
     """Draw a service's refusal on the form; its HTTP status."""
     field = REFUSAL_FIELDS.get(error.code)
     form.add_error(field if field in form.fields else None, ValidationError(error.detail))
     return error.status
 
 
-def _page(request: HttpRequest, template: str, context: dict[str, Any], status: int) -> HttpResponse:
+def _page(
+    request: HttpRequest, template: str, context: dict[str, Any], status: int
+) -> HttpResponse:
     return render(request, f"scoring/{template}", context, status=status)
 
 
@@ -316,7 +318,9 @@ def club_players(request: HttpRequest, club: Club) -> HttpResponse:
     players = Player.objects.filter(club=club, merged_into__isnull=True).order_by(
         "display_name", "pk"
     )
-    return _page(request, "club_players.html", {"club": club, "form": form, "players": players}, status)
+    return _page(
+        request, "club_players.html", {"club": club, "form": form, "players": players}, status
+    )
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -362,7 +366,9 @@ def club_seasons(request: HttpRequest, club: Club) -> HttpResponse:
                 messages.success(request, gettext("The season is open."))
                 return redirect("league:club-seasons", slug=club.slug)
     seasons = Season.objects.filter(club=club)
-    return _page(request, "club_seasons.html", {"club": club, "form": form, "seasons": seasons}, status)
+    return _page(
+        request, "club_seasons.html", {"club": club, "form": form, "seasons": seasons}, status
+    )
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

@@ -155,7 +155,9 @@ def _form_errors(cls: type[forms.BaseForm]) -> list[str]:
     for data in ({}, {name: MALFORMED for name in cls.base_fields}):
         form = cls(data=data)  # type: ignore[call-arg]
         form.is_valid()
-        out += [f"{cls.__name__}.{field}: {e}" for field, errors in form.errors.items() for e in errors]
+        out += [
+            f"{cls.__name__}.{field}: {e}" for field, errors in form.errors.items() for e in errors
+        ]
     return out
 
 

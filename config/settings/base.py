@@ -280,5 +280,7 @@ LOGGING = {
 # E-mail: only a forgotten password's link and a new organiser's set-a-password link are
 # sent. On a laptop (``make run``, ``make dev``) they are written to the terminal (the
 # console backend); production sets DJANGO_EMAIL_BACKEND (e.g. smtp) and its EMAIL_* keys.
-EMAIL_BACKEND = env.str("DJANGO_EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
+EMAIL_BACKEND = env.str(
+    "DJANGO_EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend"
+)
 DEFAULT_FROM_EMAIL = env.str("DJANGO_DEFAULT_FROM_EMAIL", default="domeng@localhost")

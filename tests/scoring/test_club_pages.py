@@ -113,7 +113,8 @@ def test_the_first_run_refuses_a_weak_password_and_an_unknown_zone_and_keeps_the
     )
     assert answer.status_code == 400
     errors = answer.context["form"].errors
-    assert "password2" in errors and "time_zone" in errors
+    assert "password2" in errors
+    assert "time_zone" in errors
     assert not get_user_model().objects.exists()
     assert Client().get(f"/setup/{key}/").status_code == 200
 
@@ -157,7 +158,8 @@ def test_a_claimed_link_cannot_be_claimed_again() -> None:
 def test_only_the_clubs_organisers_open_its_pages(club: Club, organiser: Any, page: str) -> None:
     url = f"/clubs/{club.slug}/manage/{page}"
     anonymous = Client().get(url)
-    assert anonymous.status_code == 302 and anonymous["Location"].startswith("/accounts/login/")
+    assert anonymous.status_code == 302
+    assert anonymous["Location"].startswith("/accounts/login/")
     member = MembershipFactory(club=club, user=UserFactory(username="reader")).user
     assert _signed_in(member).get(url).status_code == 403
     stranger = OrganiserFactory(user=UserFactory(username="stranger")).user
@@ -174,7 +176,8 @@ def test_the_organiser_edits_the_club_and_its_old_slug_leads_on(club: Club, orga
     client = _signed_in(organiser)
     data = {"name": "Domeng Montréal", "slug": "montreal", "time_zone": "America/Montreal"}
     answer = client.post(f"/clubs/{club.slug}/manage/", data)
-    assert answer.status_code == 302 and answer["Location"] == "/clubs/montreal/manage/"
+    assert answer.status_code == 302
+    assert answer["Location"] == "/clubs/montreal/manage/"
     club.refresh_from_db()
     assert (club.name, club.slug, club.time_zone, club.is_public) == (
         "Domeng Montréal",
@@ -229,10 +232,12 @@ def test_the_organiser_opens_edits_and_closes_a_season(club: Club, organiser: An
     assert backwards.status_code == 400
     assert "ends_on" in backwards.context["form"].errors
     twice = client.post(url, {"name": "2026"})
-    assert twice.status_code == 409 and "name" in twice.context["form"].errors
+    assert twice.status_code == 409
+    assert "name" in twice.context["form"].errors
     assert client.post(f"{url}{season.pk}/", {"archive": "1"}).status_code == 302
     season.refresh_from_db()
-    assert season.is_archived and season.archived_at is not None
+    assert season.is_archived
+    assert season.archived_at is not None
 
 
 # -- a second organiser, signing in and out, a forgotten password -------------------------
@@ -251,11 +256,13 @@ def test_a_second_organiser_gets_an_account_and_sets_a_password_from_the_link(
     assert Membership.objects.get(club=club, user=besse).role == Membership.Role.ORGANISER
     shown = re.search(r"http://testserver(/accounts/password/[^\s<]+/)", answer.content.decode())
     assert shown, answer.content.decode()
-    assert len(mail.outbox) == 1 and shown.group(1) in mail.outbox[0].body
+    assert len(mail.outbox) == 1
+    assert shown.group(1) in mail.outbox[0].body
 
     other = Client()
     form = other.get(shown.group(1), follow=True)
-    assert form.status_code == 200 and form.context["validlink"]
+    assert form.status_code == 200
+    assert form.context["validlink"]
     done = other.post(
         form.redirect_chain[-1][0], {"new_password1": PASSWORD, "new_password2": PASSWORD}
     )
@@ -287,9 +294,7 @@ def test_a_forgotten_password_is_reset_from_the_mailed_link(organiser: Any) -> N
     link = re.search(r"http://testserver(/accounts/password/\S+/)", mail.outbox[0].body)
     assert link, mail.outbox[0].body
     form = client.get(link.group(1), follow=True)
-    client.post(
-        form.redirect_chain[-1][0], {"new_password1": PASSWORD, "new_password2": PASSWORD}
-    )
+    client.post(form.redirect_chain[-1][0], {"new_password1": PASSWORD, "new_password2": PASSWORD})
     organiser.refresh_from_db()
     assert organiser.check_password(PASSWORD)
 

@@ -1,8 +1,8 @@
 """``manage.py serve``: the referee for a real table, under waitress (``make run``).
 
-Prints where the phones and the organiser open it (on a database with no account yet,
-the one-time link of the first run, ``referee.setup``, made anew at each start), with a QR code of the phones'
-address in the terminal, then serves until Ctrl-C. Run it with
+Prints where the phones and the organiser open it, with a QR code of the phones'
+address in the terminal (and, on a database with no account yet, the first run's
+one-time link, ``referee.setup``, made anew at each start), then serves until Ctrl-C. Run it with
 ``config.settings.table`` (DEBUG off, whitenoise): ``make run`` does.
 """
 
