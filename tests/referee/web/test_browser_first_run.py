@@ -68,7 +68,7 @@ def test_a_club_starts_from_the_first_run_link_to_its_standings(
     desk.fill("input[name=slug]", "makassar")
     desk.select_option("select[name=time_zone]", "Asia/Makassar")
     desk.select_option("select[name=language]", language)
-    screenshot(desk, f"{shot}-setup")
+    screenshot(desk, f"{shot}-setup", top=True)
     _submit(desk)
     expect(desk.locator("h1")).to_have_text("Makassar Domeng Club")
     expect(desk.locator("html")).to_have_attribute("lang", language)
