@@ -170,6 +170,11 @@ def club_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     return never_cache(database_unavailable_as_503(wrapped))
 
 
+def _posted(request: HttpRequest) -> Any:
+    """The form's data: the POST, even an empty one (a form then bound, with its errors)."""
+    return request.POST if request.method == "POST" else None
+
+
 def _refused(form: forms.BaseForm, error: ServiceError) -> int:
     """Draw a service's refusal on the form; its HTTP status."""
     field = REFUSAL_FIELDS.get(error.code)
@@ -196,7 +201,7 @@ def first_run(request: HttpRequest, key: str) -> HttpResponse:
     tabs sending it at once: one wins, the other gets the 410 page."""
     if not setup_link_valid(key):
         return render(request, "scoring/first_run_gone.html", status=410)
-    form = FirstRunForm(request.POST or None)
+    form = FirstRunForm(_posted(request))
     status = 200
     if request.method == "POST":
         status = 400
@@ -239,7 +244,7 @@ def clubs(request: HttpRequest) -> HttpResponse:
     becomes its organiser; ``club_slug_taken``)."""
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
-    form = ClubFields(request.POST or None)
+    form = ClubFields(_posted(request))
     status = 200
     if request.method == "POST":
         status = 400
@@ -268,7 +273,7 @@ def club_manage(request: HttpRequest, club: Club) -> HttpResponse:
         "time_zone": club.time_zone,
         "is_public": club.is_public,
     }
-    form = ClubFields(request.POST or None, initial=initial)
+    form = ClubFields(_posted(request), initial=initial)
     status = 200
     if request.method == "POST":
         status = 400
@@ -301,7 +306,7 @@ def club_manage(request: HttpRequest, club: Club) -> HttpResponse:
 def club_players(request: HttpRequest, club: Club) -> HttpResponse:
     """The club's players (not merged ones) and a form to register one
     (``member_number_taken``)."""
-    form = PlayerForm(request.POST or None)
+    form = PlayerForm(_posted(request))
     status = 200
     if request.method == "POST":
         status = 400
@@ -329,7 +334,7 @@ def club_player(request: HttpRequest, club: Club, player_id: int) -> HttpRespons
     """Rename a player of the club or change their member number (``player_update``)."""
     player = get_object_or_404(Player, club=club, pk=player_id, merged_into__isnull=True)
     initial = {"display_name": player.display_name, "member_number": player.member_number}
-    form = PlayerForm(request.POST or None, initial=initial)
+    form = PlayerForm(_posted(request), initial=initial)
     status = 200
     if request.method == "POST":
         status = 400
@@ -353,7 +358,7 @@ def club_player(request: HttpRequest, club: Club, player_id: int) -> HttpRespons
 def club_seasons(request: HttpRequest, club: Club) -> HttpResponse:
     """The club's seasons and a form to open one (``season_name_taken``; a season that
     ends before it starts: ``invalid`` on its last day)."""
-    form = SeasonForm(request.POST or None)
+    form = SeasonForm(_posted(request))
     status = 200
     if request.method == "POST":
         status = 400
@@ -378,7 +383,7 @@ def club_season(request: HttpRequest, club: Club, season_id: int) -> HttpRespons
     (``season_archive``: POST ``archive``; its records stay)."""
     season = get_object_or_404(Season, club=club, pk=season_id)
     initial = {"name": season.name, "starts_on": season.starts_on, "ends_on": season.ends_on}
-    form = SeasonForm(None if "archive" in request.POST else request.POST or None, initial=initial)
+    form = SeasonForm(None if "archive" in request.POST else _posted(request), initial=initial)
     status = 200
     if request.method == "POST" and "archive" in request.POST:
         services.season_archive(season=season, by=request.user)
@@ -407,7 +412,7 @@ def club_organisers(request: HttpRequest, club: Club) -> HttpResponse:
     """The club's organisers, and a form to add one: an existing account by its username,
     or a new account without a password, whose owner sets it from the one-time link the
     page then shows (and e-mails, given an address: Django's password-reset token)."""
-    form = OrganiserAddForm(request.POST or None)
+    form = OrganiserAddForm(_posted(request))
     status = 200
     if request.method == "POST":
         status = 400

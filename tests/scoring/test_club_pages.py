@@ -165,7 +165,7 @@ def test_only_the_clubs_organisers_open_its_pages(club: Club, organiser: Any, pa
     stranger = OrganiserFactory(user=UserFactory(username="stranger")).user
     assert _signed_in(stranger).get(url).status_code == 404  # a private club is not shown
     assert _signed_in(organiser).get(url).status_code == 200
-    assert Client().get(f"/clubs/no-such-club/manage/{page}").status_code in {302, 404}
+    assert _signed_in(organiser).get(f"/clubs/no-such-club/manage/{page}").status_code == 404
 
 
 # -- the club, its players and seasons ---------------------------------------------------
@@ -303,3 +303,38 @@ def test_a_forgotten_password_is_reset_from_the_mailed_link(organiser: Any) -> N
 def test_the_login_page_says_how_to_get_an_account() -> None:
     page = Client().get("/accounts/login/").content.decode()
     assert "setup link" in page
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "taken"),
+    [
+        ("pl", "Inny gracz klubu ma ten numer członkowski."),
+        ("fr", None),
+        ("id", None),
+    ],
+)
+def test_a_refusal_on_a_club_page_reads_in_the_language_asked(
+    club: Club, organiser: Any, language: str, taken: str | None
+) -> None:
+    """The service's refusal (member_number_taken) and a form error, under Accept-Language."""
+    from django.utils import translation
+
+    PlayerFactory(club=club, display_name="Daeng", member_number="0042")
+    client = _signed_in(organiser)
+    url = f"/clubs/{club.slug}/manage/players/"
+    answer = client.post(
+        url, {"display_name": "Evi", "member_number": "0042"}, HTTP_ACCEPT_LANGUAGE=language
+    )
+    assert answer.status_code == 409
+    with translation.override(language):
+        expected = translation.gettext("Another player of the club has this member number.")
+        required = translation.gettext("This field is required.")
+    assert expected != "Another player of the club has this member number."
+    if taken is not None:
+        assert expected == taken
+    assert answer.context["form"].errors["member_number"] == [expected]
+    empty = client.post(url, {}, HTTP_ACCEPT_LANGUAGE=language)
+    assert empty.status_code == 400
+    assert empty.context["form"].errors["display_name"] == [required]
+    assert required != "This field is required."
