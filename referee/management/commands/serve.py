@@ -15,6 +15,7 @@ import segno
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.core.wsgi import get_wsgi_application
+from django.db import DatabaseError
 from django.urls import reverse
 
 from config.serving import freeze_loaded_objects, tune_garbage_collector
@@ -77,7 +78,11 @@ class Command(BaseCommand):
 
     def _first_run(self, here: str) -> None:
         """Print the first run's one-time link while the database has no account."""
-        key = setup_link_issue()
+        try:
+            key = setup_link_issue()
+        except DatabaseError:  # not migrated yet: make run migrates first
+            self.stderr.write("The database is not ready: run manage.py migrate first.")
+            return
         if key is None:
             return
         path = reverse("league:first-run", kwargs={"key": key}).lstrip("/")
