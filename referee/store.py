@@ -58,6 +58,7 @@ from referee.models import (
     Game,
     GameSession,
     IdempotencyRecord,
+    SettledRound,
     StoredJSONField,
     TableToken,
 )
@@ -87,6 +88,7 @@ __all__ = [
     "revoke_tokens",
     "rule_set",
     "rules_of",
+    "forget_settled",
     "save_state",
     "set_state",
     "state_of",
@@ -543,6 +545,7 @@ def replace_events(
     insertion, say) and one to unpark them, one ``INSERT``. The new rows, saved. The
     caller holds the game's lock and commits the version (``commit_refold``)."""
     revoke_events(revoked, correction)
+    forget_settled(game.pk, new)
     for shift, ids in shifts.items():  # parked out of the way first
         Event.objects.filter(pk__in=ids).update(
             position=models.F("position") + shift + _PARKING_OFFSET
@@ -579,6 +582,19 @@ def revoke_events(events: Sequence[Event], correction: Correction) -> None:
     Event.objects.filter(pk__in=[e.pk for e in events]).update(revoked_by=correction)
     for event in events:
         event.revoked_by = correction
+    forget_settled(correction.game_id, events)
+
+
+def forget_settled(game_id: Any, events: Sequence[Event]) -> None:
+    """Delete the game's stored settled rounds (``SettledRound``) from the first round that
+    ``events`` (revoked or inserted ones) belong to or, for a ruling, name (R35, R36, R38):
+    their rows no longer say what a replay says. One ``DELETE``, none without events.
+    The caller holds the game's lock; whoever judged the change writes them again
+    (``referee.settled.keep``), else the next read does."""
+    numbers = [e.round_number for e in events]
+    numbers += [n for e in events if (n := folding.ruling_round(e.kind, e.payload)) is not None]
+    if numbers:
+        SettledRound.objects.filter(game_id=game_id, number__gte=min(numbers)).delete()
 
 
 # -- the current round -----------------------------------------------------------------

@@ -18,10 +18,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from referee import folding, signals, store
+from referee import folding, settled, signals, store
 from referee.engine import Game as EngineGame
 from referee.engine.errors import RecordInvalid, ngettext_noop
-from referee.engine.records import RECORD_FORMAT, Record, export_record, replay
+from referee.engine.records import RECORD_FORMAT, Record, replay
 from referee.engine.tiles import SEATS
 from referee.exceptions import PreconditionRequired
 from referee.idempotency import Idempotency, Replay, outcome, remember, replay_of
@@ -270,8 +270,9 @@ def game_export(game: Game, *, reader: TableToken | None = None) -> dict[str, An
     itself, not another seat's, which would let it tailor a ``pips`` reveal (R33, R31);
     every hand is in once the round is settled.
     """
-    engine, _ = full_fold(game)
-    record = export_record(engine, game.players)
+    rounds = settled.game_rounds(game)  # the stored settled rounds, the tail folded (issue 29)
+    record = rounds.record(game.players)
+    engine = rounds.engine
     if not engine.rounds:
         return record
     last = engine.rounds[-1].round

@@ -22,9 +22,8 @@ from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.utils.translation import gettext, pgettext
 
-from referee import folding, store
+from referee import settled
 from referee.engine import RefereeError
-from referee.engine.records import Record, replay, result_of
 from referee.exceptions import (
     IdempotencyKeyReused,
     PreconditionRequired,
@@ -163,17 +162,11 @@ def live_events(game: Game) -> list[Event]:
 
 
 def round_results(game: Game, live: list[Event] | None = None) -> list[dict[str, Any]]:
-    """The game's rounds as ``domeng-result/1`` gives them (``GET …/result/``): the replay of
-    the record of its live events (``live``, read if not given), one pass."""
-    events = live_events(game) if live is None else live
-    entries = [folding.Entry(e.kind, e.payload, e.round_number) for e in events]
-    record = folding.entries_record(game.players, store.rules_of(game), entries)
-    try:  # a stored game's plays keep their sides (R11)
-        return list(
-            result_of(replay(Record.parse(record), stored=True, shared_hands=True))["rounds"]
-        )
-    except RefereeError:  # pragma: no cover - a stored game is a valid record
-        return []
+    """The game's rounds as ``domeng-result/1`` gives them (``GET …/result/``): the stored
+    settled rounds and the round in play folded (``referee.settled``, issue 29). ``live``
+    is not read: kept for the callers that pass the live events they hold."""
+    del live
+    return settled.game_rounds(game).results
 
 
 def ending_words(result: dict[str, Any]) -> str:
