@@ -79,15 +79,18 @@ def _entries(
 def keep(game: Game, engine: EngineGame) -> int:
     """Store the closed rounds of ``engine`` (a fold of ``game``'s live events, from its
     start or resumed) that have no row yet; how many. The caller holds the game's lock
-    in the transaction that judged them. One query to read the numbers stored, one
-    ``INSERT``; the rows are worked out for the new rounds only."""
-    if not any(game_round.is_closed() for game_round in engine.rounds):
+    in the transaction that judged them. One ``INSERT`` (that skips a round stored),
+    after a query of the numbers stored when more than two rounds are closed: the rows
+    are worked out for the new rounds only."""
+    closed = [game_round for game_round in engine.rounds if game_round.is_closed()]
+    if not closed:
         return 0
-    first = engine.rounds[0].round.number
-    have = set(
-        SettledRound.objects.filter(game=game, number__gte=first).values_list("number", flat=True)
-    )
-    new = [r for r in engine.rounds if r.is_closed() and r.round.number not in have]
+    have: set[int] = set()
+    if len(closed) > 2:  # else (a round just settled) the INSERT alone skips a stored one
+        first = engine.rounds[0].round.number
+        stored = SettledRound.objects.filter(game=game, number__gte=first)
+        have = set(stored.values_list("number", flat=True))
+    new = [r for r in closed if r.round.number not in have]
     if not new:
         return 0
     records, results = _entries(engine, new)

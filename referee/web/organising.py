@@ -10,13 +10,13 @@ from __future__ import annotations
 import functools
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import timedelta
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
-from django.db.models import QuerySet
+from django.db.models import Max, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
@@ -156,9 +156,20 @@ def fresh(game: Game) -> Game:
     return game
 
 
-def live_events(game: Game) -> list[Event]:
-    """The game's events that stand (none revoked), in order."""
-    return list(Event.objects.filter(game=game, revoked_by__isnull=True).order_by("position"))
+def live_events(game: Game, rounds: Collection[int] | None = None) -> list[Event]:
+    """The game's events that stand (none revoked), in order; with ``rounds``, only those
+    of these rounds and the substitutes (R38) of any round (issue 29: a round's page reads
+    its own events, not the whole game's)."""
+    live = Event.objects.filter(game=game, revoked_by__isnull=True)
+    if rounds is not None:
+        live = live.filter(Q(round_number__in=list(rounds)) | Q(kind=Event.Kind.SUBSTITUTE))
+    return list(live.order_by("position"))
+
+
+def last_round(game: Game) -> int:
+    """The last round any live event belongs to (0 for none): one indexed query."""
+    live = Event.objects.filter(game=game, revoked_by__isnull=True)
+    return live.aggregate(last=Max("round_number"))["last"] or 0
 
 
 def round_results(game: Game, live: list[Event] | None = None) -> list[dict[str, Any]]:

@@ -195,9 +195,12 @@ def _render_round(
     form, void_form, adjust_form = (
         organising.rebound(f, game) for f in (form, void_form, adjust_form)
     )
-    live = organising.live_events(game)
-    if number < 1 or number > max((e.round_number for e in live), default=0) + 1:
+    if number < 1 or number > organising.last_round(game) + 1:
         return render(request, "referee/organiser_no_round.html", {"game": game}, status=404)
+    shown = {number}
+    if refusal is not None and type(refusal.get("round")) is int:
+        shown.add(refusal["round"])
+    live = organising.live_events(game, shown)  # this round's (and a refused play's round)
     names = _names_at(game, live, number)
     in_round = [e for e in live if e.round_number == number]
     if refusal is not None and refusal.get("round") == number and refusal.get("move") is not None:

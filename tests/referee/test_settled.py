@@ -126,3 +126,23 @@ def test_differences_names_a_row_that_no_longer_says_what_the_replay_says_R27():
     row.save()
 
     assert settled.differences(game) == [2]
+
+
+def test_the_live_events_a_correction_reads_are_the_orm_s_rows_issue_29(organiser):
+    from referee import store
+
+    game = services.game_import(
+        record=random_record(random.Random(17), rounds=2), created_by=organiser.user
+    )
+    Event.objects.filter(game=game, position=0).update(revoked_by=None)
+    ours = store.live_events(game)
+    orms = list(game.events.filter(revoked_by__isnull=True).order_by("position"))
+
+    assert [e.pk for e in ours] == [e.pk for e in orms]
+    assert len(ours) > 10
+    for mine, theirs in zip(ours, orms, strict=True):
+        assert {f.attname: getattr(mine, f.attname) for f in Event._meta.concrete_fields} == {
+            f.attname: getattr(theirs, f.attname) for f in Event._meta.concrete_fields
+        }
+        assert mine._state.adding is False
+        assert mine._state.db == "default"
