@@ -30,7 +30,7 @@ from referee.engine import Game as EngineGame
 from referee.engine.records import RECORD_FORMAT, RESULT_FORMAT, export_record, result_of
 from referee.models import Event, Game, SettledRound
 
-__all__ = ["GameRounds", "differences", "game_rounds", "keep"]
+__all__ = ["GameRounds", "differences", "game_rounds", "keep", "stored_result"]
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,14 @@ def game_rounds(game: Game) -> GameRounds:
             if keep(game, rounds.engine):
                 rounds = _read(game)
     return rounds
+
+
+def stored_result(game: Game, number: int) -> dict[str, Any] | None:
+    """Round ``number``'s ``domeng-result/1`` entry as stored when it was settled, or
+    ``None`` when it has no row (in play, or not stored yet: ``game_rounds`` then). One
+    query: a round's page reads its own round, not the game's."""
+    rows = SettledRound.objects.filter(game=game, number=number).values_list("result", flat=True)
+    return next(iter(rows), None)
 
 
 def _read(game: Game) -> GameRounds:
