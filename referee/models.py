@@ -247,6 +247,38 @@ class Event(models.Model):
         return f"{self.kind} #{self.position} of {self.game_id}"
 
 
+class SettledRound(models.Model):
+    """A round as it stood when it was settled (issue 29, R27): written with the event that
+    settled it (or the import, correction or ruling that judged it) in the same
+    transaction, so that a read takes the rounds before the one in play from here and
+    folds only that one.
+
+    ``record``: the round as ``domeng-record/1`` writes it (``{"moves", "hands"?,
+    "reveal"?, "pips"?, "void"?, "adjustments"?, "substitutes"?}``); ``result``: the round
+    as ``domeng-result/1`` gives it, whose ``after`` (``{table, stones, camat,
+    next_leader}``) is where the fold of the next round resumes. Any change of the live
+    events of round k (an undo, a correction, a ruling R35–R38) deletes the rows from k on
+    in its transaction (``referee.store.forget_settled``); they are written again from the
+    replay that judged it. Always equal to the replay of the events (tested).
+    """
+
+    game = models.ForeignKey(
+        Game, on_delete=models.CASCADE, related_name="settled_rounds", db_index=False
+    )  # the unique (game, number) index begins with it
+    number = models.PositiveIntegerField()
+    record = StoredJSONField()
+    result = StoredJSONField()
+
+    class Meta:
+        ordering = ["game", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="settled_round_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"settled round {self.number} of {self.game_id}"
+
+
 class Correction(models.Model):
     """A correction or a ruling: who, when, why, what was replaced (the audit trail).
 

@@ -453,7 +453,7 @@ def _correct(
         if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
         guard.check_open(game, precondition, actor)
-        live = list(game.events.filter(revoked_by__isnull=True).order_by("position"))
+        live = store.live_events(game)  # built without the ORM's iterator (issue 29)
         before = [_Slot(e.kind, e.payload, e.round_number, e) for e in live]
         after = edit(game, list(before))
         if _same(before, after):

@@ -18,10 +18,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from referee import folding, signals, store
+from referee import folding, settled, signals, store
 from referee.engine import Game as EngineGame
 from referee.engine.errors import RecordInvalid, ngettext_noop
-from referee.engine.records import RECORD_FORMAT, Record, export_record, replay
+from referee.engine.records import RECORD_FORMAT, Record, replay
 from referee.engine.tiles import SEATS
 from referee.exceptions import PreconditionRequired
 from referee.idempotency import Idempotency, Replay, outcome, remember, replay_of
@@ -150,6 +150,10 @@ def game_import(
     now = timezone.now()
     if isinstance(played_at, str):  # an ISO 8601 date and time, as the API takes it
         played_at = parse_datetime(played_at)
+    # One instant an event, in the record's order (a microsecond apart): its rounds settle
+    # one after another, so a league history in their order pages by time without ties (a
+    # cursor's position, issue 32).
+    times = [(played_at or now) + timedelta(microseconds=p) for p in range(len(entries))]
     Event.objects.bulk_create(
         Event(
             game=game,
@@ -158,13 +162,12 @@ def game_import(
             payload=entry.payload,
             round_number=effect.round,
             entered_by=f"import by {actor}",
-            # One instant an event, in the record's order (a microsecond apart): its rounds
-            # settle one after another, so a league history in their order pages by time
-            # without ties (a cursor's position, issue 32).
-            created_at=(played_at or now) + timedelta(microseconds=position),
+            created_at=times[position],
         )
         for position, (entry, effect) in enumerate(zip(entries, effects, strict=True))
     )
+    # Each round dated by the event that settled it: the league need not fold it again.
+    settled_at = {e.round: times[p] for p, e in enumerate(effects) if e.settled}
     version = len(entries)  # one version an event, as if each had been entered
     snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(parsed.rules))
     substitutes = tuple(
@@ -201,7 +204,7 @@ def game_import(
         version=version,
     )
     # Each round is dated by the event that settled it (``played_at`` or now, in order).
-    signals.rounds_changed.send(Game, game=game, engine=engine)
+    signals.rounds_changed.send(Game, game=game, engine=engine, settled_at=settled_at)
     return game
 
 
@@ -270,8 +273,9 @@ def game_export(game: Game, *, reader: TableToken | None = None) -> dict[str, An
     itself, not another seat's, which would let it tailor a ``pips`` reveal (R33, R31);
     every hand is in once the round is settled.
     """
-    engine, _ = full_fold(game)
-    record = export_record(engine, game.players)
+    rounds = settled.game_rounds(game)  # the stored settled rounds, the tail folded (issue 29)
+    record = rounds.record(game.players)
+    engine = rounds.engine
     if not engine.rounds:
         return record
     last = engine.rounds[-1].round

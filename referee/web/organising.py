@@ -10,21 +10,20 @@ from __future__ import annotations
 import functools
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import timedelta
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
-from django.db.models import QuerySet
+from django.db.models import Max, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.utils.translation import gettext, pgettext
 
-from referee import folding, store
+from referee import settled
 from referee.engine import RefereeError
-from referee.engine.records import Record, replay, result_of
 from referee.exceptions import (
     IdempotencyKeyReused,
     PreconditionRequired,
@@ -157,23 +156,28 @@ def fresh(game: Game) -> Game:
     return game
 
 
-def live_events(game: Game) -> list[Event]:
-    """The game's events that stand (none revoked), in order."""
-    return list(Event.objects.filter(game=game, revoked_by__isnull=True).order_by("position"))
+def live_events(game: Game, rounds: Collection[int] | None = None) -> list[Event]:
+    """The game's events that stand (none revoked), in order; with ``rounds``, only those
+    of these rounds and the substitutes (R38) of any round (issue 29: a round's page reads
+    its own events, not the whole game's)."""
+    live = Event.objects.filter(game=game, revoked_by__isnull=True)
+    if rounds is not None:
+        live = live.filter(Q(round_number__in=list(rounds)) | Q(kind=Event.Kind.SUBSTITUTE))
+    return list(live.order_by("position"))
+
+
+def last_round(game: Game) -> int:
+    """The last round any live event belongs to (0 for none): one indexed query."""
+    live = Event.objects.filter(game=game, revoked_by__isnull=True)
+    return live.aggregate(last=Max("round_number"))["last"] or 0
 
 
 def round_results(game: Game, live: list[Event] | None = None) -> list[dict[str, Any]]:
-    """The game's rounds as ``domeng-result/1`` gives them (``GET …/result/``): the replay of
-    the record of its live events (``live``, read if not given), one pass."""
-    events = live_events(game) if live is None else live
-    entries = [folding.Entry(e.kind, e.payload, e.round_number) for e in events]
-    record = folding.entries_record(game.players, store.rules_of(game), entries)
-    try:  # a stored game's plays keep their sides (R11)
-        return list(
-            result_of(replay(Record.parse(record), stored=True, shared_hands=True))["rounds"]
-        )
-    except RefereeError:  # pragma: no cover - a stored game is a valid record
-        return []
+    """The game's rounds as ``domeng-result/1`` gives them (``GET …/result/``): the stored
+    settled rounds and the round in play folded (``referee.settled``, issue 29). ``live``
+    is not read: kept for the callers that pass the live events they hold."""
+    del live
+    return settled.game_rounds(game).results
 
 
 def ending_words(result: dict[str, Any]) -> str:

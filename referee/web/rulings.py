@@ -17,6 +17,7 @@ from django.utils.translation import gettext, ngettext, pgettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 
+from referee import settled
 from referee.engine import RefereeError
 from referee.exceptions import (
     ServiceError,
@@ -195,9 +196,13 @@ def _render_round(
     form, void_form, adjust_form = (
         organising.rebound(f, game) for f in (form, void_form, adjust_form)
     )
-    live = organising.live_events(game)
-    if number < 1 or number > max((e.round_number for e in live), default=0) + 1:
+    last = organising.last_round(game)
+    if number < 1 or number > last + 1:
         return render(request, "referee/organiser_no_round.html", {"game": game}, status=404)
+    shown = {number}
+    if refusal is not None and type(refusal.get("round")) is int:
+        shown.add(refusal["round"])
+    live = organising.live_events(game, shown)  # this round's (and a refused play's round)
     names = _names_at(game, live, number)
     in_round = [e for e in live if e.round_number == number]
     if refusal is not None and refusal.get("round") == number and refusal.get("move") is not None:
@@ -216,8 +221,13 @@ def _render_round(
         edit_form = form if form is not None and chosen is not None else None
         if edit_form is None and chosen is not None:
             edit_form = of.CorrectionForm(initial={**organising.initial(game), **chosen["initial"]})
-    results = organising.round_results(game, live)
-    result = results[number - 1] if number <= len(results) else None
+    result = settled.stored_result(game, number)  # a settled round's row (issue 29)
+    if result is not None:
+        rounds = max(last, number)
+    else:
+        results = organising.round_results(game, live)
+        result = results[number - 1] if number <= len(results) else None
+        rounds = len(results)
     context = {
         "game": game,
         "number": number,
@@ -236,7 +246,7 @@ def _render_round(
         ),
         "result": _result_view(result, names, live, number) if result else None,
         "previous": number - 1 if number > 1 else None,
-        "next": number + 1 if number < len(results) else None,
+        "next": number + 1 if number < rounds else None,
         "refusal": refusal,
         "question": _question(refusal, live, number, names) if edit_form is not None else None,
         "closed": game.status != Game.Status.OPEN,

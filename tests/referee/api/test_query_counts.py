@@ -39,8 +39,9 @@ MOVE_QUERIES = FAST_MOVE_QUERIES + 2
 # the game stored (two statements there), the release.
 FIRST_MOVE_QUERIES = MOVE_QUERIES + 1 if connection.vendor == "postgresql" else 10
 # The move that ends a round takes the locked path too (token, savepoint, lock, the token
-# again, the event, release) and writes the league's rows for that round (scoring).
-ROUND_END_QUERIES = 9
+# again, the event, release) and writes the league's rows for that round (scoring) and
+# the settled round itself (one INSERT, issue 29).
+ROUND_END_QUERIES = 10
 # Table token (with its game, whose row caches the round's events and the seats' names).
 STATE_QUERIES = 1
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from referee import folding, selectors, services
+from referee import folding, selectors, services, settled
 from referee.engine import RefereeError, RuleSet
 from referee.engine.records import replay_record
 from referee.engine.simulation import random_record
@@ -168,6 +168,7 @@ def test_a_corrected_game_equals_a_fresh_replay_and_import_of_its_record_R35_R36
 
     event(f"{kind}: accepted")
     game.refresh_from_db()
+    assert settled.differences(game) == []  # the stored settled rounds follow (issue 29)
     exported = services.game_export(game)
     result = replay_record(exported)
     fresh = services.game_import(record=exported, created_by=user)
