@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("referee", "0017_table_alert_round_help"),
+        ("referee", "0018_setup_link"),
     ]
 
     operations = [
