@@ -29,6 +29,9 @@ alone, on its own database, into the saved measurements of the last full run;
 ``python -m bench --load`` (``make bench-load``) runs the live load alone (sections 1–2:
 the moves against the baseline at ``BENCH_TABLES``, then the open loop unless
 ``BENCH_OPEN_TABLES=0``) on its own database and prints it; BENCHMARKS.md is left as it is.
+With ``BENCH_SERVERS=2`` it serves from two gunicorn servers on separate ports (one
+database), spreads every load process's connections over them in turn, and plays the open
+loop's games to their end to check each result against its replay.
 The exit status is 1 when a check fails (an error, a result that differs from
 the replay, growth worse than linear, query counts that grow), 0 otherwise.
 """
@@ -46,6 +49,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -98,6 +103,7 @@ class Config:
     open_tables: int
     open_period: float
     open_seconds: float
+    servers: int
     corrections_repeat: int
     long_sizes: tuple[int, ...]
     long_repeat: int
@@ -157,6 +163,9 @@ class Config:
             open_tables=_int("BENCH_OPEN_TABLES", 200 if quick else 2000),
             open_period=float(os.environ.get("BENCH_OPEN_PERIOD") or 5.0),
             open_seconds=float(os.environ.get("BENCH_OPEN_SECONDS") or (15 if quick else 60)),
+            # ``--load`` with 2 or more: that many gunicorn servers on one database, the
+            # load spread over them (``run_load``); the workers are shared out among them.
+            servers=max(1, _int("BENCH_SERVERS", 1)),
             corrections_repeat=_int("BENCH_CORRECTIONS_REPEAT", 3 if quick else 10),
             long_sizes=_ints("BENCH_LONG_SIZES", "40,120" if quick else "40,250,600"),
             long_repeat=_int("BENCH_LONG_REPEAT", 1 if quick else 3),
@@ -255,8 +264,14 @@ def load_run(
     tmp: Path,
     server: Gunicorn,
     config: Config,
+    others: Sequence[Gunicorn] = (),
+    finish: bool = False,
 ) -> dict[str, Any]:
-    """One load process's run, with the server's CPU time (workers, PostgreSQL) during it."""
+    """One load process's run, with the server's CPU time (workers, PostgreSQL) during it.
+
+    ``others``: more app servers on the same database; the load spreads its connections
+    over all of them (``bench.load``) and their CPU counts as the server's. ``finish``:
+    the open loop's games are played to their end and their results checked."""
     out = tmp / f"{mode}-{tables}-{seed}.json"
     command = [
         sys.executable, "-m", "bench.load", "--base-url", base_url, "--mode", mode,
@@ -265,9 +280,23 @@ def load_run(
         "--period", str(config.open_period), "--seconds", str(config.open_seconds),
         "--server-pid", str(server.process.pid), "--database", config.database,
     ]  # fmt: skip
-    before = server.cpu_seconds(config.database)
+    for other in others:
+        command += ["--base-url", other.base_url, "--server-pid", str(other.process.pid)]
+    if finish:
+        command.append("--finish")
+    everyone = (server, *others)
+
+    def cpu_now() -> dict[str, dict[int, float]]:
+        found: dict[str, dict[int, float]] = {"workers": {}, "postgres": {}}
+        for one in everyone:
+            each = one.cpu_seconds(config.database)
+            found["workers"].update(each["workers"])
+            found["postgres"].update(each["postgres"])
+        return found
+
+    before = cpu_now()
     done = subprocess.run(command, cwd=ROOT, env=env, timeout=LOAD_TIMEOUT_SECONDS, check=False)
-    after = server.cpu_seconds(config.database)
+    after = cpu_now()
     if done.returncode != 0:
         raise SystemExit(f"bench: the load process failed ({mode}, {tables} tables)")
     raw: dict[str, Any] = json.loads(out.read_text())
@@ -283,26 +312,43 @@ def load_run(
 
 
 def run_load(config: Config, env: dict[str, str], token: str, tmp: Path) -> dict[str, Any]:
-    """Section 1, 2 and 5: gunicorn, the warm-up, baseline and moves per N, worker memory."""
+    """Section 1, 2 and 5: gunicorn, the warm-up, baseline and moves per N, worker memory.
+
+    With ``BENCH_SERVERS`` of 2 or more, that many separate gunicorn servers (each on its
+    own port, ``BENCH_WORKERS`` shared out among them, rounded up) on the one database:
+    every load process spreads its connections over them in turn, and the open loop's
+    games are then played to their end and every result checked against its replay
+    (nothing may depend on which process answered)."""
     results: dict[str, Any] = {"load": []}
-    with gunicorn_server(
-        env=env,
-        workers=config.workers,
-        threads=config.threads,
-        worker_class=config.worker_class,
-        log=tmp / "gunicorn.log",
-    ) as server:
+    count = config.servers
+    workers = -(-config.workers // count)
+    with ExitStack() as stack:
+        servers = [
+            stack.enter_context(
+                gunicorn_server(
+                    env=env,
+                    workers=workers,
+                    threads=config.threads,
+                    worker_class=config.worker_class,
+                    log=tmp / f"gunicorn-{index}.log",
+                )
+            )
+            for index in range(count)
+        ]
+        server, others = servers[0], servers[1:]
         pool = (
             f"psycopg pool of {config.threads} connections per worker"
             if config.db_connections == "pool"
             else "persistent connections (CONN_MAX_AGE=600, health checks)"
         )
+        spread = f"{count} gunicorn servers on separate ports, each with " if others else ""
         results["server"] = {
             **server.options,
+            "servers": count,
             "db_connections": config.db_connections,
             "connection": config.connection,
             "description": (
-                f"{config.workers} `{config.worker_class}` workers × {config.threads} threads, "
+                f"{spread}{workers} `{config.worker_class}` workers × {config.threads} threads, "
                 f"{pool}, "
                 + (
                     "no keep-alive (a sync worker closes each connection)"
@@ -312,12 +358,16 @@ def run_load(config: Config, env: dict[str, str], token: str, tmp: Path) -> dict
                 + ", production settings (`bench.settings`)"
             ),
         }
-        start_memory = server.memory()
-        say(f"gunicorn up at {server.base_url}: {results['server']['description']}")
+        start_memory = {pid: m for one in servers for pid, m in one.memory().items()}
+        say(
+            f"gunicorn up at {', '.join(one.base_url for one in servers)}: "
+            f"{results['server']['description']}"
+        )
         warm = config.workers * config.threads * 2
         for mode in ("baseline", "moves"):
-            load_run(server.base_url, env, mode=mode, tables=warm, rounds=1,
-                     seed=10_000, token=token, tmp=tmp, server=server, config=config)  # fmt: skip
+            load_run(server.base_url, env, mode=mode, tables=warm * count, rounds=1,
+                     seed=10_000, token=token, tmp=tmp, server=server, config=config,
+                     others=others)  # fmt: skip
         for n in config.tables:
             # The baseline runs before and after each run of the moves (B M B, or B M B M B
             # with ``load_repeats`` 2), and the runs of a mode count as one: the machine's
@@ -328,7 +378,7 @@ def run_load(config: Config, env: dict[str, str], token: str, tmp: Path) -> dict
                 started = time.perf_counter()
                 raw = load_run(server.base_url, env, mode=mode, tables=n, rounds=rounds,
                                seed=config.seed, token=token, tmp=tmp, server=server,
-                               config=config)  # fmt: skip
+                               config=config, others=others)  # fmt: skip
                 runs[mode].append(raw)
                 r = report.summarise_load(raw)
                 say(
@@ -352,25 +402,26 @@ def run_load(config: Config, env: dict[str, str], token: str, tmp: Path) -> dict
             row["each_ratio"], row["each_cpu_ratio"] = report.pair_ratios(
                 runs["moves"], runs["baseline"]
             )
-            memory = server.memory()
+            memory = {pid: m for one in servers for pid, m in one.memory().items()}
             row["peak_worker_mib"] = max(m["VmHWM"] for m in memory.values()) / 1024
             results["load"].append(row)
-        results["open_loop"] = run_open_loop(config, env, token, tmp, server)
+        results["open_loop"] = run_open_loop(config, env, token, tmp, server, others=others)
         if results["load"] and config.open_tables > 0:
             # Half the rate the closed loop carried at its fewest tables: not saturated.
             rate = results["load"][0]["moves"]["per_second"] / 2
             tables = max(1, int(rate * config.open_period))
             results["open_loop_within"] = run_open_loop(
-                config, env, token, tmp, server, tables=tables
+                config, env, token, tmp, server, tables=tables, others=others
             )
-        memory = server.memory()
+        memory = {pid: m for one in servers for pid, m in one.memory().items()}
         results["memory"] = {
             "peak_worker_mib": max(m["VmHWM"] for m in memory.values()) / 1024,
             "peak_worker_mib_each": [m["VmHWM"] / 1024 for m in memory.values()],
             "start_worker_mib_each": [m["VmRSS"] / 1024 for m in start_memory.values()],
         }
-        if server.process.poll() is not None:
-            raise SystemExit(f"bench: gunicorn died:\n{server.log_tail()}")
+        for one in servers:
+            if one.process.poll() is not None:
+                raise SystemExit(f"bench: gunicorn died:\n{one.log_tail()}")
     return results
 
 
@@ -382,9 +433,11 @@ def run_open_loop(
     server: Gunicorn,
     *,
     tables: int | None = None,
+    others: Sequence[Gunicorn] = (),
 ) -> dict[str, Any]:
     """Section 1b: moves at a fixed arrival rate (``bench.load``'s ``open`` mode):
-    ``tables`` (``BENCH_OPEN_TABLES``) each moving once every ``BENCH_OPEN_PERIOD`` s."""
+    ``tables`` (``BENCH_OPEN_TABLES``) each moving once every ``BENCH_OPEN_PERIOD`` s.
+    With ``others`` (more app servers), the games are then finished and checked."""
     tables = config.open_tables if tables is None else tables
     if tables <= 0:
         return {}
@@ -393,10 +446,11 @@ def run_open_loop(
     started = time.perf_counter()
     raw = load_run(server.base_url, env, mode="open", tables=tables, rounds=rounds,
                    seed=config.seed + 1, token=token, tmp=tmp, server=server,
-                   config=config)  # fmt: skip
+                   config=config, others=others, finish=bool(others))  # fmt: skip
     r = report.summarise_load(raw)
     r.update({key: raw.get(key) for key in ("offered_per_second", "late", "period_seconds",
-                                             "run_seconds")})  # fmt: skip
+                                             "run_seconds", "servers",
+                                             "workers_cpu_seconds_each_server")})  # fmt: skip
     say(
         f"open loop: {tables} tables × 1 move / {config.open_period:g} s = "
         f"{r['offered_per_second']:.0f} moves/s offered, {r['per_second']:.1f}/s achieved, "
@@ -404,6 +458,13 @@ def run_open_loop(
         f"late {r['late']}, errors {r['errors']} ({time.perf_counter() - started:.0f} s)"
     )
     say(f"open loop: {report.stall_line(r)}")
+    if others:
+        each = r.get("workers_cpu_seconds_each_server") or []
+        say(
+            f"open loop over {len(others) + 1} servers: {r.get('results_equal')} of "
+            f"{r.get('games')} finished games' results equal their replay; workers' CPU "
+            f"each server {', '.join(f'{s:.1f}' for s in each)} s"
+        )
     return r
 
 

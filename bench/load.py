@@ -28,6 +28,13 @@ counts the moves sent more than 10 ms after they were due.
 close``), as a TLS proxy without upstream keep-alive talks to gunicorn;
 ``keep-alive`` keeps one per table, as phones talking to gunicorn directly would.
 
+``--base-url`` given more than once (several app servers on one PostgreSQL): each new
+connection goes to the next server in turn, as a round-robin balancer sends them, so
+with one connection a request a table's consecutive moves are answered by different
+processes. ``--finish`` (``open`` mode): once the timed window is over, each table
+plays the rest of its record untimed, and every game's result is checked against
+its replay, as in ``moves`` mode.
+
 The client is a minimal HTTP/1.1 client on asyncio streams rather than a
 general one (httpx, aiohttp): the load shares the machine's cores with the
 server and PostgreSQL, and a lean client takes less CPU from them, the same
@@ -78,6 +85,11 @@ class Connection:
     production settings (``SECURE_SSL_REDIRECT``) serve plain loopback HTTP.
     """
 
+    # Every server of the run, ``(host, port)``, when there are several (``--base-url``
+    # more than once): each connection opened goes to the next (round robin).
+    spread: tuple[tuple[str, int], ...] = ()
+    _opened = 0
+
     def __init__(self, host: str, port: int, *, keep_alive: bool = True) -> None:
         self.host, self.port, self.keep_alive = host, port, keep_alive
         self.reader: asyncio.StreamReader | None = None
@@ -120,6 +132,11 @@ class Connection:
 
     async def _exchange(self, raw: bytes) -> Answer:
         if self.writer is None:
+            if Connection.spread:
+                self.host, self.port = Connection.spread[
+                    Connection._opened % len(Connection.spread)
+                ]
+                Connection._opened += 1
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         assert self.reader is not None
         try:
@@ -252,6 +269,7 @@ class Table:
     events: list[tuple[str, dict[str, Any]]]
     game_id: str = ""
     auth: str = ""
+    sent: int = 0  # events answered 201 (the open loop's next event)
 
 
 async def _setup(host: str, port: int, tables: list[Table], organiser: str) -> list[str]:
@@ -339,12 +357,42 @@ async def _open_loop(
                 path = f"{API}/games/{table.game_id}/{suffix}"
                 if await _timed(tally, conn, "POST", path, body, table.auth, 201, due=due) is None:
                     return
+                table.sent = index + 1
         finally:
             tally.reconnects += conn.reconnects
             conn.close()
 
     await asyncio.gather(*(one(table, rng.random() * period) for table in tables))
     return late
+
+
+async def _finish(
+    host: str, port: int, tables: list[Table], tally: Tally, *, keep_alive: bool
+) -> None:
+    """Each table's events the open loop did not reach (``Table.sent`` on), untimed: the
+    games then end as their records do and their results can be checked."""
+
+    async def one(table: Table) -> None:
+        conn = Connection(host, port, keep_alive=keep_alive)
+        try:
+            for suffix, body in table.events[table.sent :]:
+                path = f"{API}/games/{table.game_id}/{suffix}"
+                answer = await conn.request("POST", path, body, auth=table.auth)
+                if answer.status != 201:
+                    tally.fail(f"finish {path}: HTTP {answer.status}: {answer.body[:300]!r}")
+                    return
+        except HttpError as error:
+            tally.fail(f"finish: {error}")
+        finally:
+            conn.close()
+
+    gate = asyncio.Semaphore(SETUP_CONCURRENCY)
+
+    async def gated(table: Table) -> None:
+        async with gate:
+            await one(table)
+
+    await asyncio.gather(*(gated(table) for table in tables))
 
 
 async def _baseline(
@@ -449,6 +497,9 @@ async def run(
     seconds: float = 30.0,
     server_pid: int | None = None,
     database: str = "",
+    also: tuple[str, ...] = (),
+    also_pids: tuple[int, ...] = (),
+    finish: bool = False,
 ) -> dict[str, Any]:
     """Play (or hit the baseline with) ``tables`` tables at once; the measurements as a dict.
 
@@ -456,8 +507,20 @@ async def run(
     the length of its run. With ``server_pid`` (the gunicorn master) and ``database``, the
     server's CPU time (workers, PostgreSQL backends) is read when the clock starts and
     stops, so it counts the timed requests only, not the set-up or the results' check.
+    ``also``: further servers' base URLs (on the same database), ``also_pids`` their
+    gunicorn masters: every connection goes to the next server in turn (``Connection``'s
+    ``spread``) and the server's CPU is all of theirs. ``finish`` (``open`` mode): play the
+    rest of each record once the window is over, then check every result.
     """
     host, _, port = base_url.removeprefix("http://").rstrip("/").partition(":")
+    if also:
+        Connection.spread = tuple(
+            (h, int(p))
+            for h, _, p in (
+                url.removeprefix("http://").rstrip("/").partition(":") for url in (base_url, *also)
+            )
+        )
+    masters = (server_pid, *also_pids) if server_pid else ()
     records = table_records(tables=tables, rounds=rounds, seed=seed)
     table_list = [Table(record, record_events(record)) for record in records]
     tally = Tally()
@@ -472,7 +535,7 @@ async def run(
                 "error_samples": setup_errors[:5],
                 "requests": 0,
             }
-    server_before = server_cpu_seconds(server_pid, database) if server_pid else None
+    server_before = _servers_cpu(masters, database) if masters else None
     wal_before = wal_and_checkpoints()
     cpu_before, start = _cpu_seconds(), time.perf_counter()
     late = 0
@@ -495,8 +558,14 @@ async def run(
     cpu = _cpu_seconds() - cpu_before
     wal_after = wal_and_checkpoints()
     server_spent: dict[str, Any] = {}
-    if server_before is not None and server_pid:
-        server_spent = cpu_spent(server_before, server_cpu_seconds(server_pid, database))
+    if server_before is not None and masters:
+        after_each = [_servers_cpu((m,), database) for m in masters]
+        server_spent = cpu_spent(server_before, _merged(after_each))
+        if len(masters) > 1:  # how evenly the balancing spread the work
+            server_spent["servers"] = len(masters)
+            server_spent["workers_cpu_seconds_each_server"] = [
+                cpu_spent(server_before, after)["workers_cpu_seconds"] for after in after_each
+            ]
     result: dict[str, Any] = {
         "mode": mode,
         "tables": tables,
@@ -524,10 +593,30 @@ async def run(
             late=late,
             timeline=timeline(tally.due, tally.latencies, start),
         )
-    if mode == "moves":
+    if mode == "open" and finish:
+        finished = Tally()
+        await _finish(host, int(port), table_list, finished, keep_alive=keep_alive)
+        result["finish_errors"] = len(finished.errors)
+        result["error_samples"] = (tally.errors + finished.errors)[:5]
+        result["errors"] += len(finished.errors)
+    if mode == "moves" or (mode == "open" and finish):
         same, problems = await _verify(host, int(port), table_list)
         result.update(games=tables, results_equal=same, result_problems=problems[:5])
     return result
+
+
+def _servers_cpu(masters: tuple[int, ...], database: str) -> dict[str, dict[int, float]]:
+    """``server_cpu_seconds`` of several gunicorn masters on one database: every master's
+    workers, and the database's PostgreSQL backends (counted once)."""
+    return _merged([server_cpu_seconds(master, database) for master in masters])
+
+
+def _merged(each: list[dict[str, dict[int, float]]]) -> dict[str, dict[int, float]]:
+    found: dict[str, dict[int, float]] = {"workers": {}, "postgres": {}}
+    for one in each:
+        found["workers"].update(one["workers"])
+        found["postgres"].update(one["postgres"])
+    return found
 
 
 def _event_loop_runner() -> Callable[[Coroutine[Any, Any, dict[str, Any]]], dict[str, Any]]:
@@ -544,7 +633,12 @@ def _event_loop_runner() -> Callable[[Coroutine[Any, Any, dict[str, Any]]], dict
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--base-url", required=True, help="e.g. http://127.0.0.1:8123")
+    parser.add_argument(
+        "--base-url",
+        required=True,
+        action="append",
+        help="e.g. http://127.0.0.1:8123; more than once: requests spread over the servers",
+    )
     parser.add_argument("--mode", choices=["moves", "baseline", "open"], required=True)
     parser.add_argument("--tables", type=int, required=True)
     parser.add_argument("--rounds", type=int, default=3)
@@ -555,7 +649,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seconds", type=float, default=30.0, help="open mode: run length")
     parser.add_argument(
-        "--server-pid", type=int, help="the gunicorn master: read its CPU over the timed part"
+        "--server-pid",
+        type=int,
+        action="append",
+        help="the gunicorn master (once per --base-url): read its CPU over the timed part",
+    )
+    parser.add_argument(
+        "--finish",
+        action="store_true",
+        help="open mode: play the rest of each record untimed, then check every result",
     )
     parser.add_argument("--database", default="", help="PostgreSQL's database of the server")
     parser.add_argument("--out", help="write the JSON here (default: standard output)")
@@ -566,11 +668,13 @@ def main(argv: list[str] | None = None) -> int:
         help="one kept-alive connection per table, or a new one for each request",
     )
     args = parser.parse_args(argv)
-    if not args.base_url.startswith(("http://127.", "http://localhost")):
+    if not all(url.startswith(("http://127.", "http://localhost")) for url in args.base_url):
         parser.error("the load goes to a loopback address only (http://127.0.0.1:PORT)")
+    urls = [url.replace("localhost", "127.0.0.1") for url in args.base_url]
+    pids = args.server_pid or []
     result = _event_loop_runner()(
         run(
-            base_url=args.base_url.replace("localhost", "127.0.0.1"),
+            base_url=urls[0],
             mode=args.mode,
             tables=args.tables,
             rounds=args.rounds,
@@ -579,8 +683,11 @@ def main(argv: list[str] | None = None) -> int:
             keep_alive=args.connection == "keep-alive",
             period=args.period,
             seconds=args.seconds,
-            server_pid=args.server_pid,
+            server_pid=pids[0] if pids else None,
             database=args.database,
+            also=tuple(urls[1:]),
+            also_pids=tuple(pids[1:]),
+            finish=args.finish,
         )
     )
     text = json.dumps(result)

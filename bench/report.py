@@ -163,6 +163,14 @@ def checks(results: dict[str, Any]) -> list[tuple[str, bool]]:
         if results.get(key):
             rate = results[key].get("offered_per_second") or 0
             found.append((f"open loop at {rate:.0f}/s: no error", results[key].get("errors") == 0))
+            if "games" in results[key]:  # finished and checked (more than one app server)
+                found.append(
+                    (
+                        f"open loop at {rate:.0f}/s: every finished game's GET /result/ "
+                        "equals replay_record(record)",
+                        results[key].get("results_equal") == results[key].get("games"),
+                    )
+                )
     if "core" in results:
         found.append(
             (

@@ -164,6 +164,11 @@ class RoundCache:
     transfer as ``[move, from, to, stones, reason]`` and trailing defaults left out.
     Rows written before either was kept still read: a label in place of an index, no
     ``effects`` (unknown).
+
+    ``written``: the ``events`` and ``by`` lists of the row this cache was read from
+    (``from_json``) or grown from (``appended``), kept so that a move writes the round
+    out again by appending one event's list to them rather than rebuilding every
+    event's (issue 29); ``None`` when it was made otherwise (``to_json`` builds them).
     """
 
     version: int
@@ -171,6 +176,7 @@ class RoundCache:
     events: tuple[CachedEvent, ...]
     players: tuple[str, ...]
     effects: Sequence[folding.Effects] | None = None
+    written: tuple[list[Any], list[str]] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.effects is None:
@@ -181,11 +187,11 @@ class RoundCache:
             object.__setattr__(self, "effects", CachedEffects.of(self.events, self.effects))
 
     def to_json(self) -> dict[str, Any]:
-        authors: dict[str, int] = {}
-        data: dict[str, Any] = {
-            "version": self.version,
-            "round": self.round,
-            "events": [
+        if self.written is not None:
+            events, by = self.written
+        else:
+            authors: dict[str, int] = {}
+            events = [
                 [
                     e.position,
                     e.kind,
@@ -194,8 +200,13 @@ class RoundCache:
                     authors.setdefault(e.entered_by, len(authors)),
                 ]
                 for e in self.events
-            ],
-            "by": list(authors),
+            ]
+            by = list(authors)
+        data: dict[str, Any] = {
+            "version": self.version,
+            "round": self.round,
+            "events": events,
+            "by": by,
             "players": list(self.players),
         }
         if isinstance(self.effects, CachedEffects):
@@ -205,6 +216,7 @@ class RoundCache:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RoundCache:
         authors = data.get("by")
+        written: tuple[list[Any], list[str]] | None = None
         if authors is None:  # a row written before authors were listed once
             events = tuple(CachedEvent.from_json(e) for e in data["events"])
         else:
@@ -212,12 +224,35 @@ class RoundCache:
                 CachedEvent(position, kind, payload, round_number, authors[author])
                 for position, kind, payload, round_number, author in data["events"]
             )
+            if type(data["events"]) is list and type(authors) is list:
+                written = (data["events"], authors)
         return cls(
             int(data["version"]),
             int(data["round"]),
             events,
             tuple(data["players"]),
             _effects_of(data.get("effects"), events),
+            written,
+        )
+
+    def appended(
+        self, version: int, event: CachedEvent, effects: Sequence[folding.Effects] | None
+    ) -> RoundCache:
+        """This round's cache for ``version`` with ``event`` after its events (the round
+        goes on); ``effects``: one for each event, ``event``'s last (or ``None``). The
+        lists it was read as are extended, not built again (``written``); what
+        ``to_json`` then writes reads as the cache built from scratch would (tested)."""
+        written = None
+        if self.written is not None:
+            events, by = self.written
+            if event.entered_by in by:
+                author = by.index(event.entered_by)
+            else:
+                author, by = len(by), [*by, event.entered_by]
+            entry = [event.position, event.kind, event.payload, event.round_number, author]
+            written = ([*events, entry], by)
+        return RoundCache(
+            version, self.round, (*self.events, event), self.players, effects, written
         )
 
 

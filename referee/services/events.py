@@ -350,10 +350,13 @@ def _next_round_cache(
     effects: Sequence[folding.Effects],
     new: store.CachedEvent,
     effect: folding.Effects,
+    cached: store.RoundCache | None = None,
 ) -> store.RoundCache:
     """The round cache for ``version``, the game's version once ``new`` is stored: the
     live events from ``snapshot``'s round on (the round the next fold resumes at), with
-    their effects (``effects``: the fold's of ``current``'s events; ``effect``: ``new``'s)."""
+    their effects (``effects``: the fold's of ``current``'s events; ``effect``: ``new``'s).
+    ``cached``: the row's cache that ``current`` was read from, if it was: grown by one
+    (``RoundCache.appended``: its JSON extended, not written again event by event)."""
     if snapshot["round"] == current.snapshot["round"] and all(
         isinstance(e, store.CachedEvent) for e in current.events
     ):
@@ -364,6 +367,13 @@ def _next_round_cache(
             if isinstance(effects, store.CachedEffects)
             else (*effects, effect)
         )
+        if (
+            cached is not None
+            and cached.round == snapshot["round"]
+            and len(cached.events) == len(current.events)
+            and all(a is b for a, b in zip(cached.events, current.events, strict=True))
+        ):
+            return cached.appended(version, new, known)
     else:
         kept = [
             (store.CachedEvent.of(e), f)
@@ -471,7 +481,9 @@ def _submit_at_version(
     snapshot = folding.advance_snapshot(engine, current.snapshot)
     position = _next_position(game)
     new = store.CachedEvent(position, kind, payload, effect.round, actor.label)
-    cache = _next_round_cache(read_version + 1, snapshot, current, effects, new, effect)
+    cache = _next_round_cache(
+        read_version + 1, snapshot, current, effects, new, effect, state.current
+    )
     answered: list[Submitted] = []
 
     def answer(event: Event) -> store.Answer | None:

@@ -378,3 +378,53 @@ def test_repeated_runs_of_the_moves_pool_their_results_and_give_each_runs_ratio(
     throughput, cpu = report.pair_ratios(moves, baseline)
     assert throughput == pytest.approx([2.0, 1.0])
     assert cpu == pytest.approx([3.0, 2.0])
+
+
+def test_several_servers_each_get_the_next_connection_in_turn():
+    """``--base-url`` more than once (``BENCH_SERVERS=2``): each new connection goes to the
+    next server, so one table's consecutive requests are answered by different processes."""
+    from bench.load import Connection
+
+    async def scenario() -> list[bytes]:
+        async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            while (await reader.readline()) not in (b"\r\n", b""):
+                pass
+            name = str(writer.get_extra_info("sockname")[1]).encode()
+            head = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: %d\r\n\r\n"
+            writer.write(head % len(name) + name)  # as a sync worker answers
+            await writer.drain()
+            writer.close()
+            await writer.wait_closed()
+
+        servers = [await asyncio.start_server(answer, "127.0.0.1", 0) for _ in range(2)]
+        ports = [server.sockets[0].getsockname()[1] for server in servers]
+        Connection.spread = tuple(("127.0.0.1", port) for port in ports)
+        try:
+            conn = Connection("127.0.0.1", ports[0], keep_alive=False)
+            bodies = [(await conn.request("GET", "/")).body for _ in range(4)]
+            assert conn.reconnects == 0  # each answer closed its connection; no retry
+            await asyncio.sleep(0.05)  # the closed connections' transports let go
+        finally:
+            Connection.spread = ()
+            for server in servers:
+                server.close()
+                await server.wait_closed()
+        return [*bodies, *(str(port).encode() for port in ports)]
+
+    *bodies, first, second = asyncio.run(scenario())
+    assert set(bodies) == {first, second}
+    assert bodies[0] != bodies[1]
+    assert bodies[2:] == bodies[:2]  # in turn: first, second, first, second
+
+
+def test_an_open_loop_whose_finished_games_differ_from_their_replay_fails():
+    run = {"offered_per_second": 100.0, "errors": 0, "games": 3, "results_equal": 2}
+
+    failed = [what for what, ok in report.checks({"open_loop": run}) if not ok]
+
+    assert failed == [
+        "open loop at 100/s: every finished game's GET /result/ equals replay_record(record)"
+    ]
+    assert not [
+        what for what, ok in report.checks({"open_loop": {**run, "results_equal": 3}}) if not ok
+    ]

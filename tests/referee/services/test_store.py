@@ -11,6 +11,7 @@ whole game's state).
 from __future__ import annotations
 
 import json
+import random
 import uuid
 from typing import Any
 
@@ -21,6 +22,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rest_framework.test import APIClient
 
 from referee import folding, selectors, services, store
 from referee.engine import RefereeError
@@ -213,6 +215,64 @@ def test_the_round_cache_reads_back_every_effect_it_writes_R13_R17_R23_R24_R35()
     # them out again.
     for odd in ({"1": {"round": 4}}, {"1": [["PASS"], [[1, 2]]]}, ["PASS"], {"1": 5}):
         assert store.RoundCache.from_json({**data, "effects": odd}).effects is None
+
+
+@given(
+    st.lists(st.sampled_from(["seat 1", "seat 2", "organiser", "table token 7"]), max_size=8),
+    st.lists(st.sampled_from(["seat 1", "seat 3", "organiser", "computer"]), max_size=6),
+)
+def test_a_round_cache_grown_from_its_row_writes_what_one_built_whole_writes_R27(before, added):
+    """``RoundCache.appended`` extends the lists the row was read as (issue 29: a move
+    appends one event instead of writing every event again); what it writes reads as the
+    cache built from scratch with the same events, and its authors are listed once each,
+    in the order they first entered an event, as ``to_json`` lists them."""
+
+    def event(position: int, author: str) -> store.CachedEvent:
+        return store.CachedEvent(position, "move", {"seat": position % 5, "pass": True}, 3, author)
+
+    events = tuple(event(i, author) for i, author in enumerate(before))
+    effects = [folding.Effects(3, ["PASS"] if i % 3 else []) for i in range(len(events))]
+    row = json.loads(json.dumps(store.RoundCache(5, 3, events, tuple("ABCDE"), effects).to_json()))
+    cache = store.RoundCache.from_json(row)
+    assert cache.written is not None
+    for offset, author in enumerate(added):
+        new = event(len(before) + offset, author)
+        effects.append(folding.Effects(3, ["CEKI"] if offset % 2 else []))
+        cache = cache.appended(cache.version + 1, new, effects)
+        events = (*events, new)
+        whole = store.RoundCache(cache.version, 3, events, tuple("ABCDE"), effects)
+        assert cache == whole
+        assert cache.to_json() == whole.to_json()
+        again = store.RoundCache.from_json(json.loads(json.dumps(cache.to_json())))
+        assert again == whole
+        assert [e.to_dict() for e in again.effects or ()] == [e.to_dict() for e in effects]
+    assert row == json.loads(json.dumps(store.RoundCache.from_json(row).to_json()))  # untouched
+
+
+def test_a_move_grows_the_rows_round_cache_from_the_json_it_read_R27(monkeypatch):
+    """A move in the middle of a round writes the round cache by appending to the lists
+    the row was read as (``RoundCache.appended``), not by building every event again."""
+    game = services.game_create(players=["A", "B", "C", "D", "E"])
+    record = random_record(random.Random(3), rounds=1)
+    key, _ = services.table_join(join_code=game.join_code)
+    grown: list[int] = []
+    original = store.RoundCache.appended
+
+    def spy(self, version, event, effects):  # type: ignore[no-untyped-def]
+        grown.append(len(self.events))
+        return original(self, version, event, effects)
+
+    monkeypatch.setattr(store.RoundCache, "appended", spy)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Table {key}")
+    moves = record["rounds"][0]["moves"][:4]
+    for move in moves:
+        response = client.post(f"/api/v1/games/{game.pk}/moves/", move, format="json")
+        assert response.status_code == 201, response.json()
+    # The first move opens the sitting (R27); each next one grows the cache by one.
+    assert grown[-(len(moves) - 1) :] == list(range(1, len(moves)))
+    game.refresh_from_db()
+    assert [e[0] for e in game.state["current"]["events"]] == list(range(len(moves)))
 
 
 _TRANSFERS = st.lists(
