@@ -2,9 +2,12 @@
 
 ``python -m bench.trials ROUNDS FIELD NAME=key:value,... ...``
 
-Each variant (a ``StrongConfig`` written ``field:value,...``) plays one seat against four
+Each variant (a ``StrongConfig`` written ``field:value,...``, or a ladder player's bare
+name such as ``greedy`` or ``omniscient``) plays one seat against four
 ``FIELD`` seats on the ladder's paired deals; prints each variant's mean stones against
-the others and its paired difference from the first variant, with 95 % intervals.
+the others and its paired difference from the first variant, with 95 % intervals, and
+the share of the greedy-to-omniscient gap it closes when both are listed. Seed 1: the
+deals of ``make bench``'s ladder.
 """
 
 from __future__ import annotations
@@ -33,11 +36,12 @@ def main(argv: list[str]) -> None:
     rounds, field, *specs = argv
     names = []
     for spec in specs:
-        name, _, text = spec.partition("=")
-        ladder.SEERS[name] = ladder._ablated(_config(text))
+        name, given, text = spec.partition("=")
+        if given:  # else a ladder player by its name: greedy, omniscient, …
+            ladder.SEERS[name] = ladder._ablated(_config(text))
         names.append(name)
     results = {
-        name: ladder.rung(name, field, rounds=int(rounds), game_rounds=20, seed=0, jobs=2)
+        name: ladder.rung(name, field, rounds=int(rounds), game_rounds=20, seed=1, jobs=2)
         for name in names
     }
     base = results[names[0]]["per_game"]
@@ -51,6 +55,12 @@ def main(argv: list[str]) -> None:
             f"cpu p50 {cpu['p50']:.1f} p99 {cpu['p99']:.1f} ms  {r['seconds']:.0f} s",
             flush=True,
         )
+        if name not in ("greedy", "omniscient") and {"greedy", "omniscient"} <= set(names):
+            g = ladder.gap_closed(
+                r["per_game"], results["greedy"]["per_game"], results["omniscient"]["per_game"]
+            )
+            share = f"{g['share']:.0%} [{g['low']:.0%}, {g['high']:.0%}]"
+            print(f"{name:>14} closes {share} of the gap")
 
 
 if __name__ == "__main__":

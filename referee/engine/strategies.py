@@ -208,9 +208,17 @@ class StrongConfig:
     ``search_own``: optimise its own later moves on each deal (else it plays
     them ``greedy``); ``relative``: score its stones minus the others' mean
     (else its own stones); ``exact``: deal the unseen tiles uniformly among
-    every consistent deal (else seat by seat, the old way); ``deals``: deals
-    a move at most; ``work``: the search's budget of moves a decision (a
-    count, not a clock, so a move is reproducible).
+    every consistent deal (else seat by seat, the old way); ``lead_value``:
+    stones a playout's score counts for leading the next round (the CAMAT in
+    office or elected, else the round's winner, R6, R24–R26): L less when it
+    is this seat, L/4 more when another (0: off); ``tree``: choose its own
+    later moves from statistics shared by every deal of a candidate, keyed by
+    what the seat has seen (an information-set search, ``_tree_playout``),
+    instead of optimising them on each deal; ``explore``: that search's UCB1
+    weight, in stones; ``deals``: deals a move at most; ``work``: the search's
+    budget of moves a decision (a count, not a clock, so a move is
+    reproducible). ``lead_value`` and ``tree`` are off in play: neither
+    measured better (bench/ANALYSIS.md, "The strength ladder").
     """
 
     infer_plays: bool = True
