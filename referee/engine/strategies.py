@@ -63,7 +63,8 @@ class SeatView:
     ``stones``: the stones now (R22); ``rules``: the game's rule set (R40);
     ``history``: the round's moves in order as the table saw them, each as
     (seat, tile or ``None`` for a pass, the end value played on or ``None``
-    for the lead, the open ends before it or ``None`` before the lead).
+    for the lead, the open ends before it or ``None`` before the lead);
+    ``camat``: the seat in office, ``None`` when there is none (R24–R26).
     """
 
     seat: int
@@ -81,6 +82,7 @@ class SeatView:
     stones: tuple[int, ...]
     rules: RuleSet
     history: tuple[tuple[int, Tile | None, int | None, tuple[int, int] | None], ...] = ()
+    camat: int | None = None
 
     def legal_moves(self) -> list[Move]:
         """The moves the rules allow this seat with its hand (R5–R9, R11, R31).
@@ -134,6 +136,7 @@ def observe(game: Game, seat: int, hand: Iterable[Tile]) -> SeatView:
             table=standing.table,
             stones=standing.stones,
             rules=game.rules,
+            camat=standing.camat,
         )
     played = frozenset(rnd.played)
     own = tuple(sorted(t for t in dealt if t not in played))
@@ -155,6 +158,7 @@ def observe(game: Game, seat: int, hand: Iterable[Tile]) -> SeatView:
         stones=standing.stones,
         rules=game.rules,
         history=_history(rnd.moves),
+        camat=standing.camat,
     )
 
 
@@ -204,15 +208,26 @@ class StrongConfig:
     ``search_own``: optimise its own later moves on each deal (else it plays
     them ``greedy``); ``relative``: score its stones minus the others' mean
     (else its own stones); ``exact``: deal the unseen tiles uniformly among
-    every consistent deal (else seat by seat, the old way); ``deals``: deals
-    a move at most; ``work``: the search's budget of moves a decision (a
-    count, not a clock, so a move is reproducible).
+    every consistent deal (else seat by seat, the old way); ``lead_value``:
+    stones a playout's score counts for leading the next round (the CAMAT in
+    office or elected, else the round's winner, R6, R24–R26): L less when it
+    is this seat, L/4 more when another (0: off); ``tree``: choose its own
+    later moves from statistics shared by every deal of a candidate, keyed by
+    what the seat has seen (an information-set search, ``_tree_playout``),
+    instead of optimising them on each deal; ``explore``: that search's UCB1
+    weight, in stones; ``deals``: deals a move at most; ``work``: the search's
+    budget of moves a decision (a count, not a clock, so a move is
+    reproducible). ``lead_value`` and ``tree`` are off in play: neither
+    measured better (bench/ANALYSIS.md, "The strength ladder").
     """
 
     infer_plays: bool = True
     search_own: bool = True
     relative: bool = True
     exact: bool = True
+    lead_value: float = 0.0
+    tree: bool = False
+    explore: float = 2.0
     deals: int = STRONG_SAMPLES
     work: int = STRONG_WORK
 
@@ -253,6 +268,9 @@ def strong_with(config: StrongConfig, view: SeatView, rng: random.Random) -> Mov
     old = _unseen_by_seat(view) if sampler is None else None
     firsts = [_first(move) for move in moves]
     totals = [0.0] * len(moves)
+    trees: list[dict[tuple[tuple[int, int | None], ...], Node] | None] = [
+        {} if config.tree else None for _ in moves
+    ]
     work = [0]
     for _ in range(config.deals):
         if work[0] >= config.work:
@@ -266,7 +284,7 @@ def strong_with(config: StrongConfig, view: SeatView, rng: random.Random) -> Mov
         if others is None:
             continue
         for index, first in enumerate(firsts):
-            totals[index] += _search(view, others, first, config, work)
+            totals[index] += _search(view, others, first, config, work, trees[index])
     weights = [_weight(move) for move in moves]
     best = min(range(len(moves)), key=lambda i: (round(totals[i], 9), _negate(weights[i]), i))
     return moves[best]
@@ -449,6 +467,7 @@ def _constraints(view: SeatView, infer_plays: bool) -> tuple[list[int], dict[int
 
 
 Sampler = Callable[[random.Random], dict[int, list[int]]]
+Chooser = Callable[[list[tuple[int, int]], "list[tuple[int, int | None]] | None"], tuple[int, int]]
 
 
 def _exact_sampler(
@@ -559,26 +578,88 @@ def _search(
     first: tuple[int | None, int | None],
     config: StrongConfig,
     work: list[int],
+    tree: dict[tuple[tuple[int, int | None], ...], Node] | None = None,
 ) -> float:
     """The score of playing ``first`` on this deal: ``view.seat``'s stones after the round,
     minus the others' mean when ``config.relative`` (lower is better)."""
     me = view.seat
-    if config.relative:
+    relative = config.relative
+    lead = config.lead_value
+    camat = view.camat
 
-        def score(stones: list[int]) -> float:
-            return stones[me] - (sum(stones) - stones[me]) / (SEATS - 1)
+    def score(stones: list[int], winner: int, elected: int | None) -> float:
+        value = float(stones[me])
+        if relative:
+            value -= (sum(stones) - stones[me]) / (SEATS - 1)
+        if lead:  # who leads the next round: the CAMAT, else the winner (R6, R24-R26)
+            leader = elected if elected is not None else camat if camat is not None else winner
+            value += -lead if leader == me else lead / (SEATS - 1)
+        return value
 
-    else:
+    if tree is None:
+        return _play_round(view, others, first, config.search_own, score, work)
+    return _tree_playout(view, others, first, score, work, tree, config.explore)
 
-        def score(stones: list[int]) -> float:
-            return stones[me]
 
-    return _play_round(view, others, first, config.search_own, score, work)
+Node = dict[tuple[int, int], list[float]]
+"""One of this seat's later decisions in the search: per option, [playouts, total score]."""
+
+
+def _tree_playout(
+    view: SeatView,
+    others: dict[int, list[int]],
+    first: tuple[int | None, int | None],
+    score: Callable[[list[int], int, int | None], float],
+    work: list[int],
+    tree: dict[tuple[tuple[int, int | None], ...], Node],
+    explore: float,
+) -> float:
+    """One playout of ``first`` on this deal, this seat's later choices drawn from ``tree``.
+
+    ``tree`` is shared by every deal of one candidate and keyed by what the
+    seat has seen since (each move as seat and tile, ``None`` for a pass), so
+    a choice is made from what its seat may know, never from the deal (R39):
+    an option not yet tried first (heaviest first), else the lowest mean score
+    less ``explore`` times UCB1's bonus. One new decision is added a playout;
+    below it the seat plays ``greedy``. Each decision taken is credited with
+    the playout's score.
+    """
+    path: list[list[float]] = []
+    grown = [False]
+
+    def chooser(
+        options: list[tuple[int, int]], trace: list[tuple[int, int | None]] | None
+    ) -> tuple[int, int]:
+        assert trace is not None
+        key = tuple(trace)
+        node = tree.get(key)
+        if node is None:
+            if grown[0]:
+                return options[0]
+            grown[0] = True
+            node = tree[key] = {}
+        for option in options:
+            if option not in node:
+                stats = node[option] = [0.0, 0.0]
+                path.append(stats)
+                return option
+        bonus = explore * math.sqrt(math.log(sum(node[o][0] for o in options)))
+        pick = min(options, key=lambda o: node[o][1] / node[o][0] - bonus / math.sqrt(node[o][0]))
+        path.append(node[pick])
+        return pick
+
+    value = _play_round(view, others, first, False, score, work, chooser)
+    for stats in path:
+        stats[0] += 1
+        stats[1] += value
+    return value
 
 
 def _playout(view: SeatView, others: dict[int, list[int]], first: Move) -> int:
     """Stones ``view.seat`` holds after its round is played out ``greedy`` from ``first``."""
-    return int(_play_round(view, others, _first(first), False, lambda st: st[view.seat], [0]))
+    return int(
+        _play_round(view, others, _first(first), False, lambda st, _w, _e: st[view.seat], [0])
+    )
 
 
 def _play_round(
@@ -586,8 +667,9 @@ def _play_round(
     others: dict[int, list[int]],
     first: tuple[int | None, int | None],
     search_own: bool,
-    score: Callable[[list[int]], float],
+    score: Callable[[list[int], int, int | None], float],
     work: list[int],
+    chooser: Chooser | None = None,
 ) -> float:
     """``score`` of the stones after the round is played out from ``first`` on this deal.
 
@@ -635,6 +717,8 @@ def _play_round(
         seat,
         tile,
         on,
+        chooser,
+        [] if chooser is not None else None,
     )
 
 
@@ -642,7 +726,7 @@ def _continue(
     rules: RuleSet,
     me: int,
     search_own: bool,
-    score: Callable[[list[int]], float],
+    score: Callable[[list[int], int, int | None], float],
     work: list[int],
     hands: dict[int, list[int]],
     left: int,
@@ -655,11 +739,23 @@ def _continue(
     seat: int,
     tile: int | None,
     on: int | None,
+    chooser: Chooser | None = None,
+    trace: list[tuple[int, int | None]] | None = None,
 ) -> float:
-    """The rest of ``_play_round`` from ``seat`` about to play ``tile`` (-1: to choose)."""
+    """The rest of ``_play_round`` from ``seat`` about to play ``tile`` (-1: to choose).
+
+    With ``chooser``, this seat's later choices are ``chooser(options, trace)``'s, where
+    ``trace`` is every move since the decision as (seat, tile number or ``None``): what
+    the seat sees, never the others' tiles."""
     while True:
         work[0] += 1
         hand = hands[seat]
+        if tile == -1 and chooser is not None and seat == me:
+            options = [
+                (i, v) for i in hand for v in sorted({left, right}) if _LOW[i] == v or _HIGH[i] == v
+            ]
+            if len(options) > 1:
+                tile, on = chooser(options, trace)
         if tile == -1 and search_own and seat == me:
             options = [
                 (i, v) for i in hand for v in sorted({left, right}) if _LOW[i] == v or _HIGH[i] == v
@@ -683,6 +779,8 @@ def _continue(
                         seat,
                         i,
                         v,
+                        chooser,
+                        trace,
                     )
                     for i, v in options
                 )
@@ -696,6 +794,8 @@ def _continue(
                     tile = i
                     on = min(left, right) if on_left and on_right else (left if on_left else right)
                     break
+        if trace is not None:
+            trace.append((seat, tile))
         if tile is None:
             assert last_mappano is not None
             passes += 1
@@ -714,7 +814,8 @@ def _continue(
                 outcome = RoundOutcome.blocked(manguno=seat, remaining_pips=pips)
                 ledger = Ledger(total=rules.starting_stones, table=table, stones=stones)
                 settlement.round_award(ledger, rules, outcome)
-                return score(ledger.stones)
+                assert outcome.winner is not None
+                return score(ledger.stones, outcome.winner, None)
         else:
             hand.remove(tile)
             has_played[seat] = True
@@ -738,7 +839,7 @@ def _continue(
                 )
                 ledger = Ledger(total=rules.starting_stones, table=table, stones=stones)
                 settlement.round_award(ledger, rules, outcome)
-                settlement.camat_election(ledger, outcome)
-                return score(ledger.stones)
+                elected = settlement.camat_election(ledger, outcome)
+                return score(ledger.stones, seat, elected)
         seat = _NEXT_SEAT[seat]
         tile = -1

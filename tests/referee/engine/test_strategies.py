@@ -368,3 +368,73 @@ def test_the_view_keeps_the_round_as_the_table_saw_it_r39():
     assert lead is not None
     assert view.history[0][3] is None
     assert view.history[1][3] == (lead.low, lead.high)
+
+
+def _greedy_rounds(seed: int, rules: RuleSet | None = None):
+    """Each round of a greedy game as (game before the round's lead, leader, true hands,
+    the next round's leader, or ``None`` after the last round)."""
+    rules = rules or RuleSet()
+    record = play_game(strategies=["greedy"] * SEATS, rounds=4, seed=seed, rules=rules).record
+    game = Game(rules)
+    for data in record["rounds"]:
+        hands = {int(s): {Tile.parse(t) for t in tiles} for s, tiles in data["hands"].items()}
+        for s in range(SEATS):
+            game.declare(s, sorted(hands[s]))
+        leader = data["moves"][0]["seat"]
+        view = observe(game, leader, hands[leader])
+        others = {
+            s: sorted(
+                (strategies_module._NUMBER[t] for t in hands[s]),
+                key=strategies_module._GREEDY_RANK.__getitem__,
+            )
+            for s in range(SEATS)
+            if s != leader
+        }
+        lead = Play(leader, Tile.parse(data["moves"][0]["tile"]))
+        for move in data["moves"]:
+            game.push(move)
+        yield view, others, lead, game.expected_leader()
+
+
+@pytest.mark.parametrize("rules", [RuleSet(), RuleSet(starting_stones=3)])
+def test_strong_s_lead_value_counts_who_leads_the_next_round_the_camat_else_the_winner_r6_r24(
+    rules,
+):
+    """With ``lead_value`` L a playout scores L less when the seat leads the next round (the
+    CAMAT in office or elected, else the round's winner) and L/4 more when another does."""
+    config = strategies_module.StrongConfig(search_own=False)
+    valued = strategies_module.StrongConfig(search_own=False, lead_value=2.0)
+    led = others_led = 0
+    for seed in range(12):
+        for view, others, lead, next_leader in _greedy_rounds(seed, rules):
+            first = strategies_module._first(lead)
+            plain = strategies_module._search(view, others, first, config, [0])
+            scored = strategies_module._search(view, others, first, valued, [0])
+            if next_leader == view.seat:
+                led += 1
+                assert scored == pytest.approx(plain - 2.0)
+            else:
+                others_led += 1
+                assert scored == pytest.approx(plain + 0.5)
+    assert led  # both cases were met
+    assert others_led
+
+
+def test_strong_s_tree_finds_the_best_later_moves_of_one_deal_as_the_exhaustive_search_r39():
+    """Played again and again on one deal, the tree over the seat's later choices (keyed by
+    what it has seen) reaches the value of trying every one of them, and never beats it."""
+    config = strategies_module.StrongConfig()
+    compared = 0
+    for seed in range(6):
+        for view, others, lead, _ in _greedy_rounds(seed):
+            first = strategies_module._first(lead)
+            exact = strategies_module._search(view, others, first, config, [0])
+            tree: dict = {}
+            values = [
+                strategies_module._search(view, others, first, config, [0], tree)
+                for _ in range(300)
+            ]
+            assert min(values) == pytest.approx(exact)
+            assert all(key == () or isinstance(key[0][0], int) for key in tree)
+            compared += len(tree) > 1
+    assert compared  # some rounds had later choices to search
