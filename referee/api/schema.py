@@ -36,6 +36,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 
 from referee.api.problems import PROBLEM_CONTENT_TYPE
+from referee.engine.strategies import STRATEGIES
 
 Schema = dict[str, Any]
 
@@ -441,6 +442,11 @@ EVENT_FIELDS: Schema = {
     "to": ref("TransferSource"),
     "stones": {"type": "integer", "minimum": 1},
     "name": {"type": "string"},
+    "player": {
+        "type": "integer",
+        "nullable": True,
+        "description": "A substitute's club player id (R38); `null` for a guest.",
+    },
     "side": {
         "type": "string",
         "enum": ["left", "right"],
@@ -633,6 +639,12 @@ SEAT_STATE: Schema = {
             "description": "The declared hand, to its own seat's phone while the round is in "
             "play and to everyone once it is over (R31); else `null`.",
         },
+        "computer": {
+            "type": "string",
+            "enum": sorted(STRATEGIES),
+            "nullable": True,
+            "description": "A computer seat's strategy (R39); `null` for a person.",
+        },
     },
 }
 TABLE_EVENT: Schema = {
@@ -651,6 +663,28 @@ TABLE_EVENT: Schema = {
         "named": NAMED,
         "transfers": TRANSFERS,
         "entered_by": {"type": "string"},
+        "ruling": ref("Ruling"),
+    },
+}
+RULING: Schema = {
+    "type": "object",
+    "description": "An organiser's ruling as entered, its seat aside: a void `{round, reason}` "
+    "(R35), an adjustment `{round, from, to, stones, reason}` (R36), a substitute `{round, "
+    "name, player?}` (R38).",
+    "required": ["round"],
+    "additionalProperties": False,
+    "properties": {
+        "round": ROUND_NUMBER,
+        "reason": {"type": "string"},
+        "from": ref("TransferSource"),
+        "to": ref("TransferSource"),
+        "stones": {"type": "integer", "minimum": 1},
+        "name": {"type": "string"},
+        "player": {
+            "type": "integer",
+            "nullable": True,
+            "description": "The club's player id of a substitute; `null` for a guest.",
+        },
     },
 }
 GAME_STATE: Schema = {
@@ -743,6 +777,16 @@ CORRECTION: Schema = {
     "description": "An undo or an amendment; the events it replaced stay in the audit trail.",
     "required": ["kind", "entered_by", "created_at", "reason", "replaced", "replacement"],
     "properties": {
+        "id": {
+            "type": "integer",
+            "description": "The correction's id in the audit trail (`revoked_by`); not on an "
+            "undo's answer.",
+        },
+        "changes": {
+            "type": "array",
+            "description": "What it changed, event by event (R37).",
+            "items": ref("AppliedChange"),
+        },
         "kind": ref("CorrectionKind"),
         "entered_by": {"type": "string"},
         "created_at": DATE_TIME,
@@ -803,7 +847,7 @@ AUDIT_CORRECTION: Schema = {
             "type": "array",
             "description": "What the correction changed, event by event (R37): each with its "
             "`op` and what it replaced; a declared hand's tiles are never shown (R31).",
-            "items": {"type": "object", "additionalProperties": True},
+            "items": ref("AppliedChange"),
         },
         "id": {"type": "integer"},
         "kind": ref("CorrectionKind"),
@@ -815,6 +859,35 @@ AUDIT_CORRECTION: Schema = {
             "nullable": True,
             "description": "An amendment's new event; `null` for an undo.",
         },
+    },
+}
+CORRECTION_CHANGE: Schema = {
+    "type": "object",
+    "description": "One change of a correction (R37): `amend` the event at `position` "
+    "(`replaced` → `payload`), `insert` one (`payload`), `remove` one (`replaced`); or "
+    "(`seat`, R38) a seat re-seated: its `previous` name and player, its new `name` and "
+    "`player`. Payloads are in record form, a declared hand's `tiles` `null` (R31).",
+    "required": ["op"],
+    "additionalProperties": False,
+    "properties": {
+        "op": {"type": "string", "enum": ["amend", "insert", "remove", "seat"]},
+        "position": POSITION,
+        "round": ROUND_NUMBER,
+        "kind": EVENT_KIND,
+        "payload": ref("EventPayload"),
+        "replaced": ref("EventPayload"),
+        "seat": SEAT,
+        "previous": {
+            "type": "object",
+            "required": ["name", "player"],
+            "additionalProperties": False,
+            "properties": {
+                "name": {"type": "string"},
+                "player": {"type": "integer", "nullable": True},
+            },
+        },
+        "name": {"type": "string"},
+        "player": {"type": "integer", "nullable": True},
     },
 }
 AUDIT_REFUSAL: Schema = {
@@ -976,6 +1049,8 @@ COMPONENTS: dict[str, Schema] = {
     "Effects": EFFECTS,
     "EventResult": EVENT_RESULT,
     "Correction": CORRECTION,
+    "AppliedChange": CORRECTION_CHANGE,
+    "Ruling": RULING,
     "CorrectionResult": CORRECTION_RESULT,
     "Session": SESSION,
     "AuditEvent": AUDIT_EVENT,
@@ -1015,6 +1090,52 @@ def add_components(result: Schema, generator: Any, request: Any, public: bool) -
             )
     result["components"] = generator.registry.build(spectacular_settings.APPEND_COMPONENTS)
     return result
+
+
+def _nullable_to_null_type(node: Any) -> Any:
+    """One schema node, and everything below it, with OpenAPI 3.0's ``nullable: true``
+    written as OpenAPI 3.1 (JSON Schema 2020-12) says: ``null`` among its types (and in
+    the ``enum``), or a ``{"type": "null"}`` alternative beside a ``$ref``, ``oneOf`` or
+    ``anyOf``."""
+    if isinstance(node, list):
+        return [_nullable_to_null_type(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _nullable_to_null_type(value) for key, value in node.items()}
+    if list(node) == ["allOf"] and len(node["allOf"]) == 1:  # a wrapper with no siblings
+        return node["allOf"][0]
+    if not isinstance(node.get("nullable"), bool):
+        return node
+    nullable = node.pop("nullable")
+    if not nullable:
+        return node
+    null: Schema = {"type": "null"}
+    if "enum" in node and None not in node["enum"]:
+        node["enum"] = [*node["enum"], None]
+    if "type" in node:
+        types = node["type"] if isinstance(node["type"], list) else [node["type"]]
+        node["type"] = types if "null" in types else [*types, "null"]
+    elif "$ref" in node:
+        node = {"oneOf": [{"$ref": node.pop("$ref")}, null], **node}
+    elif "allOf" in node and len(node["allOf"]) == 1:
+        node = {"oneOf": [node.pop("allOf")[0], null], **node}
+    elif "oneOf" in node or "anyOf" in node:
+        key = "oneOf" if "oneOf" in node else "anyOf"
+        # drf-spectacular's enum hook may have added its ``NullEnum`` already.
+        if not any(item in (null, {"$ref": COMPONENT_PREFIX + "NullEnum"}) for item in node[key]):
+            node[key] = [*node[key], null]
+    elif "enum" not in node:
+        raise ImproperlyConfigured(f"a nullable schema without a type: {node}")
+    return node
+
+
+def null_types(result: Schema, generator: Any, request: Any, public: bool) -> Schema:
+    """drf-spectacular postprocessing hook, the last: the document is OpenAPI 3.1
+    (``OAS_VERSION``), whose schemas have no ``nullable``; every ``nullable: true`` written
+    here in the 3.0 manner (the components above, ``extend_schema_field``) becomes a
+    ``null`` type, so that a strict validator accepts the ``null`` the server sends and
+    refuses it where the field cannot be ``null``."""
+    return {key: _nullable_to_null_type(value) for key, value in result.items()}
 
 
 class JsonSchemaDocument(serializers.Serializer[Any]):
