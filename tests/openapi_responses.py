@@ -12,7 +12,8 @@ which DRF's ``APIClient`` also goes through: every response to a path under ``/a
 the schema documents (the schema document and the Swagger page themselves aside) is checked
 before the test sees it, success or problem; a response that is not what the schema says
 fails the test with the validator's errors. A path or a method the schema does not have (the
-catch-all 404, a 405) has no operation to check against and is counted as unchecked.
+catch-all 404, a 405), or a 5xx, has no operation to hold it to: its body is checked
+against the ``Problem`` component alone.
 """
 
 from __future__ import annotations
@@ -28,14 +29,17 @@ from django.test.client import Client
 from openapi_core import Config, OpenAPI
 from openapi_core.contrib.django import DjangoOpenAPIResponse
 from openapi_core.datatypes import RequestParameters
+from jsonschema import Draft202012Validator, ValidationError
 from openapi_core.templating.paths.exceptions import OperationNotFound, PathNotFound
 from werkzeug.datastructures import Headers, ImmutableMultiDict
 
 API_PREFIX = "/api/"
+PROBLEM_CONTENT_TYPE = "application/problem+json"
 # The schema document and its Swagger UI describe the API; they are not operations of it.
 NOT_OPERATIONS = ("/api/v1/schema/", "/api/v1/docs/")
 
-# How many responses were checked and how many had no documented operation, per session.
+# How many responses were checked ("problem_only": of those, how many had no documented
+# operation and were held to the problem object alone), and how many were refused.
 COUNTS: Counter[str] = Counter()
 
 
@@ -108,22 +112,44 @@ def is_api(path: str) -> bool:
 def check(response: HttpResponse | StreamingHttpResponse) -> None:
     """Raise ``ResponseNotAsDocumented`` unless ``response`` (of the test client, with its
     ``wsgi_request``) is what its operation in the schema allows. A response with no
-    documented operation (a path or method the schema does not have) is counted, not checked."""
+    documented operation (a path or method the schema does not have) or a 5xx must be a
+    ``Problem``."""
     request: HttpRequest = response.wsgi_request  # type: ignore[union-attr]
     if not is_api(request.path):
         return
-    errors = []
-    try:
-        errors = list(
-            validator().iter_response_errors(_Request(request), DjangoOpenAPIResponse(response))
-        )
-    except (PathNotFound, OperationNotFound):
-        COUNTS["unchecked"] += 1
-        return
+    errors = list(
+        validator().iter_response_errors(_Request(request), DjangoOpenAPIResponse(response))
+    )
+    if any(isinstance(error, (PathNotFound, OperationNotFound)) for error in errors) or (
+        response.status_code >= 500
+    ):
+        # No operation to hold it to (the catch-all 404, a 405), or a server fault no
+        # operation promises: it is still the API's problem object.
+        COUNTS["problem_only"] += 1
+        try:
+            body = json.loads(response.content)
+        except ValueError:
+            body = None
+        errors = [
+            ValidationError(error.message) for error in problem_validator().iter_errors(body)
+        ]
+        if response["Content-Type"] != PROBLEM_CONTENT_TYPE:
+            errors.append(ValidationError(f"not {PROBLEM_CONTENT_TYPE}"))
     if errors:
         COUNTS["refused"] += 1
         raise ResponseNotAsDocumented(describe(request, response, errors))
     COUNTS["checked"] += 1
+
+
+@cache
+def problem_validator() -> Draft202012Validator:
+    """The ``Problem`` component of ``document()``, undeclared properties refused."""
+    schema = {**document(), "$ref": "#/components/schemas/Problem"}
+    schema["components"]["schemas"]["Problem"] = {
+        **schema["components"]["schemas"]["Problem"],
+        "additionalProperties": False,
+    }
+    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def _leaves(error: Any) -> list[Any]:

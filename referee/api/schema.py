@@ -1402,6 +1402,8 @@ class AutoSchema(SpectacularAutoSchema):
         statuses = [400, 406, 429, 503]
         if has_body:
             statuses += [413, 415]
+        if self.method in ("POST", "PUT", "PATCH", "DELETE"):
+            statuses.append(422)  # every write honours Idempotency-Key: one reused elsewhere
         if self.view.get_authenticators():
             statuses += [401, 403]
         if "{" in self.path or (self._is_list_view() and self._get_paginator()):
