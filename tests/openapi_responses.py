@@ -26,10 +26,10 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.test.client import Client
+from jsonschema import Draft202012Validator, ValidationError
 from openapi_core import Config, OpenAPI
 from openapi_core.contrib.django import DjangoOpenAPIResponse
 from openapi_core.datatypes import RequestParameters
-from jsonschema import Draft202012Validator, ValidationError
 from openapi_core.templating.paths.exceptions import OperationNotFound, PathNotFound
 from werkzeug.datastructures import Headers, ImmutableMultiDict
 
@@ -58,6 +58,11 @@ def document() -> dict[str, Any]:
     return loaded
 
 
+def _text(body: bytes, charset: str = "utf-8", **parameters: str) -> str:
+    """A text body (the standings' CSV) as the string its schema describes."""
+    return body.decode(charset)
+
+
 @cache
 def validator() -> OpenAPI:
     """openapi-core over ``document()``, undeclared properties refused."""
@@ -66,7 +71,10 @@ def validator() -> OpenAPI:
         config=Config(
             additional_properties_default_policy="forbid",
             # A problem (RFC 9457) is JSON under its own media type.
-            extra_media_type_deserializers={"application/problem+json": json.loads},
+            extra_media_type_deserializers={
+                "application/problem+json": json.loads,
+                "text/csv": _text,
+            },
         ),
     )
 
@@ -130,9 +138,7 @@ def check(response: HttpResponse | StreamingHttpResponse) -> None:
             body = json.loads(response.content)
         except ValueError:
             body = None
-        errors = [
-            ValidationError(error.message) for error in problem_validator().iter_errors(body)
-        ]
+        errors = [ValidationError(error.message) for error in problem_validator().iter_errors(body)]
         if response["Content-Type"] != PROBLEM_CONTENT_TYPE:
             errors.append(ValidationError(f"not {PROBLEM_CONTENT_TYPE}"))
     if errors:

@@ -102,7 +102,7 @@ class GameListCreateView(PerViewer, generics.ListAPIView):  # type: ignore[type-
         "and the first state.",
         request=s.GameCreateSerializer,
         parameters=[ETAG_HEADER],
-        responses={201: s.GameCreatedSerializer, **PROBLEMS},
+        responses={201: s.GameCreatedSerializer, **problems(400, 409)},  # 409: R38
         examples=[
             OpenApiExample(
                 "Five players, default rules",

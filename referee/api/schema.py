@@ -75,6 +75,8 @@ TILE_SCHEMA: Schema = {
 TILE: Schema = ref("Tile")
 TILES: Schema = {"type": "array", "items": TILE}
 SEAT_KEYS = 'Keys are seats written as strings, `"0"` to `"4"`.'
+SEAT_KEY: Schema = {"type": "string", "pattern": "^[0-4]$"}
+"""A map's key that is a seat (``propertyNames``): JSON object keys are strings."""
 NAMED_OUTCOMES = [
     "PASS",
     "PASSEBUNGE",
@@ -160,6 +162,7 @@ RECORD_ROUND: Schema = {
             "type": "object",
             "nullable": True,
             "description": "Declared hands (R31): seat → its five tiles. " + SEAT_KEYS,
+            "propertyNames": SEAT_KEY,
             "additionalProperties": {"type": "array", "items": TILE, "minItems": 5, "maxItems": 5},
         },
         "reveal": {
@@ -167,6 +170,7 @@ RECORD_ROUND: Schema = {
             "nullable": True,
             "description": "Blocked round only (R18): seat → the tiles it still holds. "
             + SEAT_KEYS,
+            "propertyNames": SEAT_KEY,
             "additionalProperties": TILES,
         },
         "pips": {
@@ -174,6 +178,7 @@ RECORD_ROUND: Schema = {
             "nullable": True,
             "description": "Blocked round only (R18): seat → its remaining pip sum, for "
             "seats not in `reveal`. " + SEAT_KEYS,
+            "propertyNames": SEAT_KEY,
             "additionalProperties": PIP_SUM,
         },
         "void": {
@@ -195,6 +200,7 @@ RECORD_ROUND: Schema = {
             "type": "object",
             "nullable": True,
             "description": "From this round on, seat → who sits it (R38). " + SEAT_KEYS,
+            "propertyNames": SEAT_KEY,
             "additionalProperties": {"type": "string", "minLength": 1},
         },
     },
@@ -399,6 +405,23 @@ PROBLEM: Schema = {
             "items": ref("FieldError"),
         },
         "state": ref("GameState"),
+        "player": {
+            "type": "integer",
+            "description": "The club's player refused (`player_not_in_club`, `player_merged`).",
+        },
+        "merged_into": {
+            "type": "integer",
+            "description": "`player_merged`: the player to name instead.",
+        },
+        "game": {
+            "type": "string",
+            "format": "uuid",
+            "description": "`player_seated_elsewhere` (R38): the open game the player sits in.",
+        },
+        "club": {
+            "type": "string",
+            "description": "`last_organiser`: the club that would be left without one.",
+        },
     },
 }
 CONTRADICTION: Schema = {
@@ -592,6 +615,7 @@ ROUND_STATE: Schema = {
             "type": "object",
             "description": 'Open end\'s value (`"0"` to `"6"`) → the tiles that can still '
             "go on it.",
+            "propertyNames": {"type": "string", "pattern": "^[0-6]$"},
             "additionalProperties": TILES,
         },
         "awaiting_reveal": {"type": "array", "items": SEAT},
@@ -639,12 +663,11 @@ SEAT_STATE: Schema = {
             "description": "The declared hand, to its own seat's phone while the round is in "
             "play and to everyone once it is over (R31); else `null`.",
         },
-        "computer": {
-            "type": "string",
-            "enum": sorted(STRATEGIES),
-            "nullable": True,
-            "description": "A computer seat's strategy (R39); `null` for a person.",
-        },
+        "computer": ref(
+            "Strategy",
+            nullable=True,
+            description="A computer seat's strategy (R39); `null` for a person.",
+        ),
     },
 }
 TABLE_EVENT: Schema = {
@@ -910,8 +933,20 @@ REFUSED_PAYLOAD: Schema = {
     "description": "The refused event's fields exactly as they were sent (`seat`, `tile`, "
     '`on`, `pass`, `tiles`, `pips`): possibly malformed — `"seat": "2"`, `"tile": '
     "null` — since that may be why it was refused. The one body of the API that is not "
-    "typed field by field.",
-    "additionalProperties": True,
+    "typed field by field: each known field is any JSON value, and any other key sent "
+    "is kept too (strings, lists and nesting bounded).",
+    "properties": {
+        name: {"description": description}
+        for name, description in (
+            ("seat", "As sent; a seat 0–4 when well formed."),
+            ("tile", "As sent; a tile `a-b` when well formed."),
+            ("on", "As sent; an open end's value 0–6 when well formed."),
+            ("pass", "As sent; `true` when well formed."),
+            ("tiles", "As sent (a reveal); a list of tiles when well formed."),
+            ("pips", "As sent (a reveal); a pip sum when well formed."),
+        )
+    },
+    "additionalProperties": {"description": "Any other key, as sent."},
 }
 AUDIT_ALERT: Schema = {
     "type": "object",
@@ -1004,6 +1039,7 @@ COMPONENTS: dict[str, Schema] = {
         "description": 'Where stones come from: `"table"` or a seat (0–4).',
         "oneOf": [{"type": "string", "enum": ["table"]}, SEAT],
     },
+    "Strategy": _enum("A computer seat's strategy (R39): its name.", sorted(STRATEGIES)),
     "RoundEnding": _enum("A FIRST CAPPU (R14) or a blocked round (R17).", ["cappu", "blocked"]),
     "CappuFinish": _enum(
         "How the FIRST CAPPU went out: plain (R14), CEKI (R15) or POLLO (R16).",
