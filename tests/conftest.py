@@ -11,6 +11,7 @@ import pytest
 from django.core.cache import cache
 from django.test.client import Client
 
+from tests import openapi_responses
 from tests.openapi_responses import checking
 
 DATA_DIR = Path(__file__).parent / "data"
@@ -60,3 +61,14 @@ def _responses_as_documented(monkeypatch: pytest.MonkeyPatch) -> None:
     the OpenAPI schema (tests/openapi_responses.py, issue 31): a body, status, media type or
     header the schema does not allow fails the test."""
     monkeypatch.setattr(Client, "request", checking(Client.request))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """How many API responses the run held to the schema (issue 31)."""
+    counts = openapi_responses.COUNTS
+    if counts:
+        terminalreporter.write_line(
+            f"API responses checked against the OpenAPI schema: {counts['checked']} "
+            f"({counts['problem_only']} as a problem alone, without an operation); "
+            f"refused: {counts['refused']}"
+        )
