@@ -9,6 +9,10 @@ from typing import Any
 
 import pytest
 from django.core.cache import cache
+from django.test.client import Client
+
+from tests import openapi_responses
+from tests.openapi_responses import checking
 
 DATA_DIR = Path(__file__).parent / "data"
 SCENARIO_PATHS = sorted((DATA_DIR / "scenarios").glob("*.json"))
@@ -49,3 +53,22 @@ def _fresh_cache(request: pytest.FixtureRequest, django_db_blocker: Any) -> Iter
     if committed:
         with django_db_blocker.unblock():
             cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _responses_as_documented(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every response of the API a test client receives is checked against its operation in
+    the OpenAPI schema (tests/openapi_responses.py, issue 31): a body, status, media type or
+    header the schema does not allow fails the test."""
+    monkeypatch.setattr(Client, "request", checking(Client.request))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """How many API responses the run held to the schema (issue 31)."""
+    counts = openapi_responses.COUNTS
+    if counts:
+        terminalreporter.write_line(
+            f"API responses checked against the OpenAPI schema: {counts['checked']} "
+            f"({counts['problem_only']} as a problem alone, without an operation); "
+            f"refused: {counts['refused']}"
+        )

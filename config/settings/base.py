@@ -259,10 +259,14 @@ SPECTACULAR_SETTINGS = {
         "pages show every time."
     ),
     "SERVE_INCLUDE_SCHEMA": False,
+    # JSON Schema 2020-12: a field that can be `null` has `null` among its types, which
+    # strict validators and generators read (3.0's `nullable` beside `allOf` they do not).
+    "OAS_VERSION": "3.1.0",
     # The shared components (Tile, Transfer, GameState, Problem…) first, then the enums.
     "POSTPROCESSING_HOOKS": [
         "referee.api.schema.add_components",
         "drf_spectacular.hooks.postprocess_schema_enums",
+        "referee.api.schema.null_types",
     ],
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -101,7 +101,8 @@ class GameListCreateView(PerViewer, generics.ListAPIView):  # type: ignore[type-
         "and the first state.",
         request=s.GameCreateSerializer,
         parameters=[ETAG_HEADER],
-        responses={201: s.GameCreatedSerializer, **PROBLEMS},
+        # 409: a player seated elsewhere (R38); 412: a precondition no entity tag meets
+        responses={201: s.GameCreatedSerializer, **problems(400, 409, 412)},
         examples=[
             OpenApiExample(
                 "Five players, default rules",

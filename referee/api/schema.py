@@ -36,6 +36,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 
 from referee.api.problems import PROBLEM_CONTENT_TYPE
+from referee.engine.strategies import STRATEGIES
 
 Schema = dict[str, Any]
 
@@ -74,6 +75,8 @@ TILE_SCHEMA: Schema = {
 TILE: Schema = ref("Tile")
 TILES: Schema = {"type": "array", "items": TILE}
 SEAT_KEYS = 'Keys are seats written as strings, `"0"` to `"4"`.'
+SEAT_KEY: Schema = {"type": "string", "pattern": "^[0-4]$"}
+"""A map's key that is a seat (``propertyNames``): JSON object keys are strings."""
 NAMED_OUTCOMES = [
     "PASS",
     "PASSEBUNGE",
@@ -159,6 +162,7 @@ RECORD_ROUND: Schema = {
             "type": "object",
             "nullable": True,
             "description": "Declared hands (R31): seat → its five tiles. " + SEAT_KEYS,
+            "propertyNames": SEAT_KEY,
             "additionalProperties": {"type": "array", "items": TILE, "minItems": 5, "maxItems": 5},
         },
         "reveal": {
@@ -166,6 +170,7 @@ RECORD_ROUND: Schema = {
             "nullable": True,
             "description": "Blocked round only (R18): seat → the tiles it still holds. "
             + SEAT_KEYS,
+            "propertyNames": SEAT_KEY,
             "additionalProperties": TILES,
         },
         "pips": {
@@ -173,6 +178,7 @@ RECORD_ROUND: Schema = {
             "nullable": True,
             "description": "Blocked round only (R18): seat → its remaining pip sum, for "
             "seats not in `reveal`. " + SEAT_KEYS,
+            "propertyNames": SEAT_KEY,
             "additionalProperties": PIP_SUM,
         },
         "void": {
@@ -194,6 +200,7 @@ RECORD_ROUND: Schema = {
             "type": "object",
             "nullable": True,
             "description": "From this round on, seat → who sits it (R38). " + SEAT_KEYS,
+            "propertyNames": SEAT_KEY,
             "additionalProperties": {"type": "string", "minLength": 1},
         },
     },
@@ -398,6 +405,23 @@ PROBLEM: Schema = {
             "items": ref("FieldError"),
         },
         "state": ref("GameState"),
+        "player": {
+            "type": "integer",
+            "description": "The club's player refused (`player_not_in_club`, `player_merged`).",
+        },
+        "merged_into": {
+            "type": "integer",
+            "description": "`player_merged`: the player to name instead.",
+        },
+        "game": {
+            "type": "string",
+            "format": "uuid",
+            "description": "`player_seated_elsewhere` (R38): the open game the player sits in.",
+        },
+        "club": {
+            "type": "string",
+            "description": "`last_organiser`: the club that would be left without one.",
+        },
     },
 }
 CONTRADICTION: Schema = {
@@ -441,6 +465,11 @@ EVENT_FIELDS: Schema = {
     "to": ref("TransferSource"),
     "stones": {"type": "integer", "minimum": 1},
     "name": {"type": "string"},
+    "player": {
+        "type": "integer",
+        "nullable": True,
+        "description": "A substitute's club player id (R38); `null` for a guest.",
+    },
     "side": {
         "type": "string",
         "enum": ["left", "right"],
@@ -586,6 +615,7 @@ ROUND_STATE: Schema = {
             "type": "object",
             "description": 'Open end\'s value (`"0"` to `"6"`) → the tiles that can still '
             "go on it.",
+            "propertyNames": {"type": "string", "pattern": "^[0-6]$"},
             "additionalProperties": TILES,
         },
         "awaiting_reveal": {"type": "array", "items": SEAT},
@@ -633,6 +663,11 @@ SEAT_STATE: Schema = {
             "description": "The declared hand, to its own seat's phone while the round is in "
             "play and to everyone once it is over (R31); else `null`.",
         },
+        "computer": ref(
+            "Strategy",
+            nullable=True,
+            description="A computer seat's strategy (R39); `null` for a person.",
+        ),
     },
 }
 TABLE_EVENT: Schema = {
@@ -651,6 +686,28 @@ TABLE_EVENT: Schema = {
         "named": NAMED,
         "transfers": TRANSFERS,
         "entered_by": {"type": "string"},
+        "ruling": ref("Ruling"),
+    },
+}
+RULING: Schema = {
+    "type": "object",
+    "description": "An organiser's ruling as entered, its seat aside: a void `{round, reason}` "
+    "(R35), an adjustment `{round, from, to, stones, reason}` (R36), a substitute `{round, "
+    "name, player?}` (R38).",
+    "required": ["round"],
+    "additionalProperties": False,
+    "properties": {
+        "round": ROUND_NUMBER,
+        "reason": {"type": "string"},
+        "from": ref("TransferSource"),
+        "to": ref("TransferSource"),
+        "stones": {"type": "integer", "minimum": 1},
+        "name": {"type": "string"},
+        "player": {
+            "type": "integer",
+            "nullable": True,
+            "description": "The club's player id of a substitute; `null` for a guest.",
+        },
     },
 }
 GAME_STATE: Schema = {
@@ -743,6 +800,16 @@ CORRECTION: Schema = {
     "description": "An undo or an amendment; the events it replaced stay in the audit trail.",
     "required": ["kind", "entered_by", "created_at", "reason", "replaced", "replacement"],
     "properties": {
+        "id": {
+            "type": "integer",
+            "description": "The correction's id in the audit trail (`revoked_by`); not on an "
+            "undo's answer.",
+        },
+        "changes": {
+            "type": "array",
+            "description": "What it changed, event by event (R37).",
+            "items": ref("AppliedChange"),
+        },
         "kind": ref("CorrectionKind"),
         "entered_by": {"type": "string"},
         "created_at": DATE_TIME,
@@ -803,7 +870,7 @@ AUDIT_CORRECTION: Schema = {
             "type": "array",
             "description": "What the correction changed, event by event (R37): each with its "
             "`op` and what it replaced; a declared hand's tiles are never shown (R31).",
-            "items": {"type": "object", "additionalProperties": True},
+            "items": ref("AppliedChange"),
         },
         "id": {"type": "integer"},
         "kind": ref("CorrectionKind"),
@@ -815,6 +882,35 @@ AUDIT_CORRECTION: Schema = {
             "nullable": True,
             "description": "An amendment's new event; `null` for an undo.",
         },
+    },
+}
+CORRECTION_CHANGE: Schema = {
+    "type": "object",
+    "description": "One change of a correction (R37): `amend` the event at `position` "
+    "(`replaced` → `payload`), `insert` one (`payload`), `remove` one (`replaced`); or "
+    "(`seat`, R38) a seat re-seated: its `previous` name and player, its new `name` and "
+    "`player`. Payloads are in record form, a declared hand's `tiles` `null` (R31).",
+    "required": ["op"],
+    "additionalProperties": False,
+    "properties": {
+        "op": {"type": "string", "enum": ["amend", "insert", "remove", "seat"]},
+        "position": POSITION,
+        "round": ROUND_NUMBER,
+        "kind": EVENT_KIND,
+        "payload": ref("EventPayload"),
+        "replaced": ref("EventPayload"),
+        "seat": SEAT,
+        "previous": {
+            "type": "object",
+            "required": ["name", "player"],
+            "additionalProperties": False,
+            "properties": {
+                "name": {"type": "string"},
+                "player": {"type": "integer", "nullable": True},
+            },
+        },
+        "name": {"type": "string"},
+        "player": {"type": "integer", "nullable": True},
     },
 }
 AUDIT_REFUSAL: Schema = {
@@ -931,6 +1027,7 @@ COMPONENTS: dict[str, Schema] = {
         "description": 'Where stones come from: `"table"` or a seat (0–4).',
         "oneOf": [{"type": "string", "enum": ["table"]}, SEAT],
     },
+    "Strategy": _enum("A computer seat's strategy (R39): its name.", sorted(STRATEGIES)),
     "RoundEnding": _enum("A FIRST CAPPU (R14) or a blocked round (R17).", ["cappu", "blocked"]),
     "CappuFinish": _enum(
         "How the FIRST CAPPU went out: plain (R14), CEKI (R15) or POLLO (R16).",
@@ -976,6 +1073,8 @@ COMPONENTS: dict[str, Schema] = {
     "Effects": EFFECTS,
     "EventResult": EVENT_RESULT,
     "Correction": CORRECTION,
+    "AppliedChange": CORRECTION_CHANGE,
+    "Ruling": RULING,
     "CorrectionResult": CORRECTION_RESULT,
     "Session": SESSION,
     "AuditEvent": AUDIT_EVENT,
@@ -1015,6 +1114,52 @@ def add_components(result: Schema, generator: Any, request: Any, public: bool) -
             )
     result["components"] = generator.registry.build(spectacular_settings.APPEND_COMPONENTS)
     return result
+
+
+def _nullable_to_null_type(node: Any) -> Any:
+    """One schema node, and everything below it, with OpenAPI 3.0's ``nullable: true``
+    written as OpenAPI 3.1 (JSON Schema 2020-12) says: ``null`` among its types (and in
+    the ``enum``), or a ``{"type": "null"}`` alternative beside a ``$ref``, ``oneOf`` or
+    ``anyOf``."""
+    if isinstance(node, list):
+        return [_nullable_to_null_type(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _nullable_to_null_type(value) for key, value in node.items()}
+    if list(node) == ["allOf"] and len(node["allOf"]) == 1:  # a wrapper with no siblings
+        return node["allOf"][0]
+    if not isinstance(node.get("nullable"), bool):
+        return node
+    nullable = node.pop("nullable")
+    if not nullable:
+        return node
+    null: Schema = {"type": "null"}
+    if "enum" in node and None not in node["enum"]:
+        node["enum"] = [*node["enum"], None]
+    if "type" in node:
+        types = node["type"] if isinstance(node["type"], list) else [node["type"]]
+        node["type"] = types if "null" in types else [*types, "null"]
+    elif "$ref" in node:
+        node = {"oneOf": [{"$ref": node.pop("$ref")}, null], **node}
+    elif "allOf" in node and len(node["allOf"]) == 1:
+        node = {"oneOf": [node.pop("allOf")[0], null], **node}
+    elif "oneOf" in node or "anyOf" in node:
+        key = "oneOf" if "oneOf" in node else "anyOf"
+        # drf-spectacular's enum hook may have added its ``NullEnum`` already.
+        if not any(item in (null, {"$ref": COMPONENT_PREFIX + "NullEnum"}) for item in node[key]):
+            node[key] = [*node[key], null]
+    elif "enum" not in node:
+        raise ImproperlyConfigured(f"a nullable schema without a type: {node}")
+    return node
+
+
+def null_types(result: Schema, generator: Any, request: Any, public: bool) -> Schema:
+    """drf-spectacular postprocessing hook, the last: the document is OpenAPI 3.1
+    (``OAS_VERSION``), whose schemas have no ``nullable``; every ``nullable: true`` written
+    here in the 3.0 manner (the components above, ``extend_schema_field``) becomes a
+    ``null`` type, so that a strict validator accepts the ``null`` the server sends and
+    refuses it where the field cannot be ``null``."""
+    return {key: _nullable_to_null_type(value) for key, value in result.items()}
 
 
 class JsonSchemaDocument(serializers.Serializer[Any]):
@@ -1281,6 +1426,8 @@ class AutoSchema(SpectacularAutoSchema):
         statuses = [400, 406, 429, 503]
         if has_body:
             statuses += [413, 415]
+        if self.method in ("POST", "PUT", "PATCH", "DELETE"):
+            statuses.append(422)  # every write honours Idempotency-Key: one reused elsewhere
         if self.view.get_authenticators():
             statuses += [401, 403]
         if "{" in self.path or (self._is_list_view() and self._get_paginator()):

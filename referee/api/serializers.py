@@ -19,7 +19,15 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import empty
 
-from referee.api.schema import PIP_SUM, PIPS, SEAT, GameStateDocument, GameStatusField, ref
+from referee.api.schema import (
+    PIP_SUM,
+    PIPS,
+    SEAT,
+    SEAT_KEY,
+    GameStateDocument,
+    GameStatusField,
+    ref,
+)
 from referee.engine.strategies import STRATEGIES
 from referee.inputs import (
     SEAT_SCHEMA,
@@ -111,6 +119,17 @@ class RuleSetField(serializers.JSONField):
     """A rule set (R40), checked by the rules core (``RuleSet.from_dict``)."""
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "propertyNames": SEAT_KEY,
+        "additionalProperties": ref("Strategy"),
+    }
+)
+class ComputerSeatsField(serializers.DictField):
+    """Computer seats (R39): a seat (``"0"``–``"4"``) → its strategy's name."""
+
+
 class GameCreateSerializer(StrictSerializer):
     """A new game: its five seats, and optionally its rule set and league."""
 
@@ -130,7 +149,7 @@ class GameCreateSerializer(StrictSerializer):
         help_text="Seat club players who sit in another open game (else 409 "
         "`player_seated_elsewhere` naming it, R38).",
     )
-    computer = serializers.DictField(
+    computer = ComputerSeatsField(
         child=serializers.ChoiceField(choices=sorted(STRATEGIES)),
         required=False,
         help_text='Computer seats (R39): seat ("0"–"4") → strategy, e.g. `{"3": "strong"}`. '

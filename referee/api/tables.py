@@ -55,7 +55,8 @@ class JoinView(PerViewer):
         request=s.JoinSerializer,
         responses={
             201: s.JoinedSerializer,
-            **problems(400, 404, 409, 429),  # 404: no game has this join code
+            # 404: no game has this join code; 412: a precondition no entity tag meets
+            **problems(400, 404, 409, 412, 429),
         },
     )
     def post(self, request: Request) -> Response:

@@ -697,6 +697,16 @@ SEPARATOR_PARAM = OpenApiParameter(
 )
 
 
+STANDINGS_CSV = (
+    "Every row as CSV: plain (`format=csv`) or for spreadsheets (`format=spreadsheet`: "
+    "byte-order mark, the language's separator): a header line, then a line for each player, "
+    "with these columns in this order: "
+    + ", ".join(f"`{column}`" for column in selectors.STANDING_COLUMNS)
+    + "."
+)
+"""The standings' CSV body (a string: no generator can type it as the JSON page)."""
+
+
 class StandingsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
     """Standings of a club: lifetime, or one season's (``season`` in the URL)."""
 
@@ -748,11 +758,7 @@ class StandingsView(ClubMixin, generics.ListAPIView):  # type: ignore[type-arg]
         parameters=[SEPARATOR_PARAM],
         responses={
             (200, "application/json"): s.StandingSerializer(many=True),
-            (200, "text/csv"): OpenApiResponse(
-                OpenApiTypes.STR,
-                description="Every row as CSV: plain (`format=csv`) or for spreadsheets "
-                "(`format=spreadsheet`: byte-order mark, the language's separator).",
-            ),
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description=STANDINGS_CSV),
             **PROBLEMS,
         },
         examples=[
@@ -773,11 +779,7 @@ class SeasonStandingsView(StandingsView):
         parameters=[SEPARATOR_PARAM],
         responses={
             (200, "application/json"): s.StandingSerializer(many=True),
-            (200, "text/csv"): OpenApiResponse(
-                OpenApiTypes.STR,
-                description="Every row as CSV: plain (`format=csv`) or for spreadsheets "
-                "(`format=spreadsheet`: byte-order mark, the language's separator).",
-            ),
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description=STANDINGS_CSV),
             **PROBLEMS,
         },
         examples=[
