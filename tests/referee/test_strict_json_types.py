@@ -12,9 +12,6 @@ from typing import Any
 import pytest
 from rest_framework import serializers
 
-import referee.api.computer
-import referee.api.serializers
-import referee.api.verification
 import scoring.api.serializers  # noqa: F401  (its serializers subclass StrictSerializer)
 from referee.inputs import StrictSerializer
 
@@ -41,7 +38,9 @@ def _cases() -> list[Any]:
             for kind, values in WRONG_VALUES:
                 if isinstance(field, kind):
                     label = f"{serializer_class.__qualname__}.{name}"
-                    cases += [pytest.param(serializer_class, name, v, id=f"{label}={v!r}") for v in values]
+                    cases += [
+                        pytest.param(serializer_class, name, v, id=f"{label}={v!r}") for v in values
+                    ]
     return cases
 
 
