@@ -1097,6 +1097,9 @@ class StrictSerializerExtension(OpenApiSerializerExtension):
     def map_serializer(self, auto_schema: Any, direction: Any) -> Schema:
         schema: Schema = auto_schema._map_basic_serializer(self.target, direction)
         schema["additionalProperties"] = False
+        from referee.api.schema_limits import declare_text_limits
+
+        declare_text_limits(self.target, schema)
         if not type(self.target).__dict__.get("__doc__"):
             schema.pop("description", None)  # a base class's docstring says nothing of it
         return schema
