@@ -7,7 +7,8 @@ calls valid is not refused at the edge and one it calls invalid is:
 - ``If-Match``/``If-None-Match``: ``*`` or a list of entity tags, at most
   ``referee.conditional.MAX_HEADER_LENGTH`` characters (else 400 ``precondition_invalid``);
 - a club's ``slug`` in a path: the characters Django's ``slug`` converter matches;
-- an integer in a path: 0 to ``MAX_ID`` (Django's ``int`` converter takes no sign).
+- an integer in a path: 0 to ``MAX_ID`` (Django's ``int`` converter takes no sign), a seat
+  0 to 4 (R3), a round's number from 1.
 """
 
 from __future__ import annotations
@@ -21,22 +22,24 @@ ENTITY_TAG = r'(W/)?"[\x21\x23-\x7e]*"'
 CONDITIONAL_HEADER_PATTERN = rf"^[ \t]*(\*|{ENTITY_TAG}([ \t]*,[ \t]*{ENTITY_TAG})*)[ \t]*$"
 SLUG_PATTERN = r"^[-a-zA-Z0-9_]+$"
 CONDITIONAL_HEADERS = ("If-Match", "If-None-Match")
+# A seat is 0–4 (R3) and rounds are counted from 1: the views refuse others with 400.
+PATH_INTEGER_BOUNDS = {"seats": (0, 4), "rounds": (1, MAX_ID)}
 HTTP_METHODS = ("get", "put", "post", "patch", "delete", "head", "options")
 
 
 def declare_input_limits(result: dict[str, Any], generator: Any, request: Any, public: bool) -> Any:
     """drf-spectacular postprocessing hook: the edge's limits on every operation's
     conditional headers and path parameters (see the module's docstring)."""
-    for item in result.get("paths", {}).values():
+    for path, item in result.get("paths", {}).items():
         for method, operation in item.items():
             if method not in HTTP_METHODS:
                 continue
             for parameter in operation.get("parameters", []):
-                _declare(parameter)
+                _declare(path, parameter)
     return result
 
 
-def _declare(parameter: dict[str, Any]) -> None:
+def _declare(path: str, parameter: dict[str, Any]) -> None:
     schema = parameter.setdefault("schema", {})
     where, name = parameter.get("in"), parameter.get("name")
     if where == "header" and name in CONDITIONAL_HEADERS:
@@ -45,8 +48,12 @@ def _declare(parameter: dict[str, Any]) -> None:
     elif where == "path" and name == "slug" and schema.get("type") == "string":
         schema.setdefault("pattern", SLUG_PATTERN)
     elif where == "path" and schema.get("type") == "integer":
-        schema.setdefault("minimum", 0)
-        schema.setdefault("maximum", MAX_ID)
+        low, high = 0, MAX_ID
+        for segment, bounds in PATH_INTEGER_BOUNDS.items():
+            if f"/{segment}/{{{name}}}/" in path:
+                low, high = bounds
+        schema.setdefault("minimum", low)
+        schema.setdefault("maximum", high)
 
 
 # What no text of a body may hold (``referee.api.parsers``: C0 controls but tab and line
