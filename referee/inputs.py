@@ -151,8 +151,9 @@ _JSON_TYPES: tuple[tuple[type[Any], type[Any]], ...] = (
 
 def _json_type_fault(field: Any, value: Any) -> str | None:
     """DRF's own ``invalid`` message for ``value`` if it is not of the JSON type ``field``
-    declares, else ``None`` (``null`` is left to the field: ``allow_null`` or its error)."""
-    if value is None or field.read_only:
+    declares, else ``None`` (``null`` is left to the field: ``allow_null`` or its error; so
+    is any value for a field with ``judges_its_own_type``, which answers with its own code)."""
+    if value is None or field.read_only or getattr(field, "judges_its_own_type", False):
         return None
     if isinstance(field, serializers.ListField) and type(value) is list:
         for item in value:
