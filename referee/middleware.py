@@ -61,6 +61,9 @@ class ConditionalRequestMiddleware:
         view_args: Any,
         view_kwargs: Any,
     ) -> HttpResponse | None:
+        view_class = getattr(view_func, "cls", None) or getattr(view_func, "view_class", None)
+        if view_class is not None and not hasattr(view_class, (request.method or "").lower()):
+            return None  # a method the view does not have: its 405 comes first (issue 31)
         try:
             conditions = conditional.conditions_of(
                 if_match=request.headers.get("If-Match"),
@@ -72,7 +75,6 @@ class ConditionalRequestMiddleware:
             return None
         if getattr(view_func, "answers_not_found", False):
             return None  # no such resource: its 404 comes before any precondition (issue 31)
-        view_class = getattr(view_func, "cls", None) or getattr(view_func, "view_class", None)
         if getattr(view_func, "checks_conditions", False) or getattr(
             view_class, "checks_conditions", False
         ):

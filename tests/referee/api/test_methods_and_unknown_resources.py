@@ -83,10 +83,13 @@ def test_an_unknown_url_with_if_match_is_404_not_412(organiser):
     assert response.json()["code"] == "not_found"
 
 
+@pytest.mark.parametrize("if_match", [None, "0"])
 @pytest.mark.parametrize("path", PATHS)
-def test_a_method_the_path_does_not_have_is_405_with_allow(organiser, path):
+def test_a_method_the_path_does_not_have_is_405_with_allow(organiser, path, if_match):
+    """Before anything else: even a malformed ``If-Match`` is not judged (400) first."""
     declared = {m.upper() for m in SCHEMA["paths"][path] if m in METHODS}
-    response: Any = organiser.generic("TRACE", _unknown(path))
+    headers = {} if if_match is None else {"HTTP_IF_MATCH": if_match}
+    response: Any = organiser.generic("TRACE", _unknown(path), **headers)
     assert response.status_code == 405, response.content
     assert response["Content-Type"] == PROBLEM
     assert response.json()["code"] == "method_not_allowed"
