@@ -124,7 +124,9 @@ def live_limit_messages(field: serializers.Field) -> None:  # type: ignore[type-
 
 
 class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    """A serializer that refuses fields it does not know.
+    """A serializer that refuses fields it does not know (400 ``unknown_field``) and, in a
+    JSON body, a value of another JSON type than its field's: ``"name": 0`` or
+    ``"is_public": "true"`` is 400 ``invalid`` naming the field, never coerced.
 
     Its fields are shallow copies of the declared ones: DRF deep-copies each declared
     field for every serializer (re-running its ``__init__`` with deep-copied arguments,
@@ -177,7 +179,48 @@ class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
                 raise serializers.ValidationError(
                     {key: [_("Unknown field.")] for key in unknown}, code="unknown_field"
                 )
+            if type(data) is dict:  # a JSON object (a query string's values are all text)
+                mistyped = _mistyped_fields(self.fields, data)
+                if mistyped:
+                    raise serializers.ValidationError(mistyped, code="invalid")
         return super().to_internal_value(data)
+
+
+# What a JSON body must hold for a DRF field as the OpenAPI schema declares it (issue 31):
+# a string field takes no number (DRF's ``CharField`` turns ``0`` into ``"0"``), a boolean
+# field neither ``"true"`` nor ``1`` (DRF's ``BooleanField`` takes both). Lists and objects
+# are DRF's already (``not_a_list``, ``not_a_dict``); a list's items are checked here too.
+_JSON_TYPES: tuple[tuple[type[Any], type[Any]], ...] = (
+    (serializers.CharField, str),
+    (serializers.BooleanField, bool),
+)
+
+
+def _json_type_fault(field: Any, value: Any) -> str | None:
+    """DRF's own ``invalid`` message for ``value`` if it is not of the JSON type ``field``
+    declares, else ``None`` (``null`` is left to the field: ``allow_null`` or its error; so
+    is any value for a field with ``judges_its_own_type``, which answers with its own code)."""
+    if value is None or field.read_only or getattr(field, "judges_its_own_type", False):
+        return None
+    if isinstance(field, serializers.ListField) and type(value) is list:
+        for item in value:
+            if (fault := _json_type_fault(field.child, item)) is not None:
+                return fault
+        return None
+    for kind, json_type in _JSON_TYPES:
+        if isinstance(field, kind) and type(value) is not json_type:
+            return str(field.error_messages["invalid"])
+    return None
+
+
+def _mistyped_fields(fields: Any, data: dict[str, Any]) -> dict[str, list[Any]]:
+    """``{name: [error]}`` for each value of ``data`` whose JSON type its field does not take."""
+    errors: dict[str, list[Any]] = {}
+    for name, value in data.items():
+        fault = _json_type_fault(fields[name], value)
+        if fault is not None:
+            errors[name] = [serializers.ErrorDetail(fault, code="invalid")]
+    return errors
 
 
 _Plan = tuple[list[str], frozenset[str], dict[str, Any]]

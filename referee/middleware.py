@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -60,6 +61,9 @@ class ConditionalRequestMiddleware:
         view_args: Any,
         view_kwargs: Any,
     ) -> HttpResponse | None:
+        view_class = getattr(view_func, "cls", None) or getattr(view_func, "view_class", None)
+        if view_class is not None and not hasattr(view_class, (request.method or "").lower()):
+            return None  # a method the view does not have: its 405 comes first (issue 31)
         try:
             conditions = conditional.conditions_of(
                 if_match=request.headers.get("If-Match"),
@@ -69,14 +73,36 @@ class ConditionalRequestMiddleware:
             return _refusal(request, 400, error.code, conditional_invalid_detail(error))
         if conditions is None or request.method in SAFE_METHODS:
             return None
-        view_class = getattr(view_func, "cls", None) or getattr(view_func, "view_class", None)
+        if getattr(view_func, "answers_not_found", False):
+            return None  # no such resource: its 404 comes before any precondition (issue 31)
         if getattr(view_func, "checks_conditions", False) or getattr(
             view_class, "checks_conditions", False
         ):
             return None
         if conditions.admits(None):
             return None
+        if request.path_info.startswith("/api/"):
+            answer = _answer_without_applying(request, view_func, view_args, view_kwargs)
+            if answer.status_code >= 400:
+                return answer
         return _refusal(request, 412, "precondition_failed", precondition_failed_detail())
+
+
+def _answer_without_applying(
+    request: HttpRequest, view_func: Callable[..., HttpResponse], view_args: Any, view_kwargs: Any
+) -> HttpResponse:
+    """What the view would answer without the failed precondition, with everything it wrote
+    rolled back. RFC 9110 §13.2.1: a precondition only matters where the request would
+    otherwise succeed, so an unknown resource (404), missing credentials (401/403) or a
+    refused body keep their own answer and only a write that would apply gets the 412
+    (issue 31: ``If-Match`` on an unknown club was 412, not 404)."""
+    with transaction.atomic():
+        answer = view_func(request, *view_args, **view_kwargs)
+        render = getattr(answer, "render", None)
+        if callable(render):
+            answer = render()
+        transaction.set_rollback(True)
+    return answer
 
 
 def _refusal(request: HttpRequest, status: int, code: str, detail: str) -> HttpResponse:

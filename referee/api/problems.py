@@ -319,3 +319,8 @@ def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpRespon
     problem, even under DEBUG (no HTML page) and without a trailing slash (no APPEND_SLASH
     redirect, which a POST cannot follow). A plain Django view: not in the OpenAPI schema."""
     return problem_response(api_exception_problem(exceptions.NotFound()))
+
+
+# No resource behind it, so no precondition to fail: ``If-Match`` gets the 404, not a 412
+# (``referee.middleware.ConditionalRequestMiddleware``).
+api_not_found.answers_not_found = True  # type: ignore[attr-defined]

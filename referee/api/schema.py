@@ -1242,6 +1242,9 @@ class StrictSerializerExtension(OpenApiSerializerExtension):
     def map_serializer(self, auto_schema: Any, direction: Any) -> Schema:
         schema: Schema = auto_schema._map_basic_serializer(self.target, direction)
         schema["additionalProperties"] = False
+        from referee.api.schema_limits import declare_text_limits
+
+        declare_text_limits(self.target, schema)
         if not type(self.target).__dict__.get("__doc__"):
             schema.pop("description", None)  # a base class's docstring says nothing of it
         return schema
@@ -1355,6 +1358,19 @@ CACHE_CONTROL_HEADERS = {
 """The ``Cache-Control`` response header of an operation whose view says how private its
 answers are (``cache_privacy``: the game views' ``PerViewer``, the league's ``LeagueCaching``)."""
 ORGANISER_SCHEMES = ("tokenAuth", "cookieAuth")
+NO_TAG_IF_MATCH_HEADER = OpenApiParameter(
+    "If-Match",
+    {"type": "string", "example": "*"},
+    OpenApiParameter.HEADER,
+    required=False,
+    description="This resource has no entity tag: `*` holds, a list of entity tags gets 412 "
+    "(`precondition_failed`) and nothing is applied; an unknown resource is 404 first.",
+)
+
+
+def _names(parameters: list[Any]) -> set[str]:
+    """The names of ``extend_schema`` parameters (``OpenApiParameter`` objects)."""
+    return {p.name for p in parameters if isinstance(p, OpenApiParameter)}
 
 
 class AutoSchema(SpectacularAutoSchema):
@@ -1402,7 +1418,22 @@ class AutoSchema(SpectacularAutoSchema):
         privacy = getattr(self.view, "cache_privacy", None)
         if privacy in CACHE_CONTROL_HEADERS:
             extra.append(CACHE_CONTROL_HEADERS[privacy])
-        return [*super().get_override_parameters(), *extra]
+        declared = super().get_override_parameters()
+        if self._is_write() and "If-Match" not in _names(declared):
+            extra.append(self._if_match_header())
+        return [*declared, *extra]
+
+    def _is_write(self) -> bool:
+        return self.method in ("POST", "PUT", "PATCH", "DELETE")
+
+    def _if_match_header(self) -> OpenApiParameter:
+        """Every write honours ``If-Match`` (``referee.middleware``): a game's against its
+        version (``checks_conditions``), any other against no entity tag at all."""
+        if getattr(self.view, "checks_conditions", False):
+            from referee.api.writes import IF_MATCH_HEADER
+
+            return IF_MATCH_HEADER
+        return NO_TAG_IF_MATCH_HEADER
 
     def _get_response_bodies(self, direction: Any = "response") -> Schema:
         responses: Schema = super()._get_response_bodies(direction)
@@ -1426,8 +1457,13 @@ class AutoSchema(SpectacularAutoSchema):
         statuses = [400, 406, 429, 503]
         if has_body:
             statuses += [413, 415]
-        if self.method in ("POST", "PUT", "PATCH", "DELETE"):
-            statuses.append(422)  # every write honours Idempotency-Key: one reused elsewhere
+        elif self._is_write():
+            statuses.append(413)  # a body sent anyway is measured before it is ignored
+        if self._is_write():
+            statuses.append(412)  # ``If-Match`` (``_if_match_header``)
+            # ``idempotency_key_reused``: every write honours Idempotency-Key (the store is
+            # the middleware's), declared or not on the operation.
+            statuses.append(422)
         if self.view.get_authenticators():
             statuses += [401, 403]
         if "{" in self.path or (self._is_list_view() and self._get_paginator()):

@@ -126,6 +126,8 @@ class VerificationTextField(serializers.CharField):
     ``verification_reason_invalid`` as the README and the schema say, never a generic
     ``invalid`` nor a number coerced to a text."""
 
+    judges_its_own_type = True  # ``referee.inputs.StrictSerializer`` leaves it the type
+
     def run_validation(self, data: Any = serializers.empty) -> Any:
         if data is serializers.empty:
             return super().run_validation(data)  # missing: ``required`` as declared

@@ -8,9 +8,10 @@ the game endpoints are reached past authentication and their answers checked aga
 the documented shapes (``GameState``, ``EventResult``, ``CorrectionResult``, ``Record``,
 ``Result``, ``Problem``). Bounded and derandomized: the same requests every run.
 
-Not checked: that schema-valid requests are accepted (the rules core refuses legal-
-looking moves with 422 by design) and that schema-invalid ones are refused (DRF
-coerces ``"1"`` to 1 and ``"true"`` to true).
+The checks run are ``CHECKS``; the acceptance checks are configured already
+(``ACCEPTED_STATUSES``: a valid request may meet 412 for an ``If-Match`` naming another
+version, or 422 from the rules) but not yet clean. A case whose path parameters are the
+invalid part keeps them (no fresh game id is put in their place).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
+from schemathesis.core.parameters import ParameterLocation
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     response_schema_conformance,
@@ -42,6 +44,10 @@ pytestmark = pytest.mark.django_db
 
 # Games the requests run against, in turn: each example gets a fresh one (g101's opening).
 SETUPS = ("in_play", "awaiting_lead", "awaiting_reveals")
+
+# The checks that pass today. Not yet (issue 31, left open): positive_data_acceptance and
+# negative_data_rejection (ST202/ST201: cursors, pages, conditional headers generated
+# outside their pattern, typed maps) and unsupported_method (ST204).
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -50,6 +56,11 @@ CHECKS = [
 ]
 
 schema = schemathesis.openapi.from_wsgi("/api/v1/schema/?format=json", get_wsgi_application())
+# A schema-valid request may still be refused by the game's state, which no schema can say:
+# 412 for an ``If-Match`` that is not the fresh game's version, 422 for a move the rules
+# refuse (R8, R11…). Every other refusal of a schema-valid request is a failure (ST202).
+ACCEPTED_STATUSES = ["2xx", "3xx", "401", "403", "404", "409", "412", "422", "429"]
+schema.config.checks.positive_data_acceptance.expected_statuses = ACCEPTED_STATUSES
 
 
 @pytest.fixture(autouse=True)
@@ -112,7 +123,8 @@ def new_game(organiser, load_scenario) -> Callable[[], Game]:
     ],
 )
 def test_every_operation_answers_as_its_schema_says(case, organiser_headers, new_game):
-    if "game_id" in (case.path_parameters or {}):
+    negative_path = case.meta is not None and case.meta.is_negative_at(ParameterLocation.PATH)
+    if "game_id" in (case.path_parameters or {}) and not negative_path:
         case.path_parameters["game_id"] = str(new_game().pk)
 
     case.call_and_validate(headers=organiser_headers, checks=CHECKS)

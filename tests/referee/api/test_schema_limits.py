@@ -1,0 +1,91 @@
+"""The schema declares the limits the server enforces at the edge (issue 31): what it calls
+valid is not refused, what it calls invalid is."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from drf_spectacular.generators import SchemaGenerator
+
+from referee import conditional
+from referee.api.schema_limits import CONDITIONAL_HEADERS, NON_BLANK_TEXT_PATTERN, TEXT_PATTERN
+
+SCHEMA = SchemaGenerator().get_schema(request=None, public=True)
+PARAMETERS = [
+    (f"{method.upper()} {path}", parameter)
+    for path, item in SCHEMA["paths"].items()
+    for method, operation in item.items()
+    if isinstance(operation, dict)
+    for parameter in operation.get("parameters", [])
+]
+CONDITIONAL = [
+    (op, p) for op, p in PARAMETERS if p["in"] == "header" and p["name"] in CONDITIONAL_HEADERS
+]
+PATTERN = CONDITIONAL[0][1]["schema"]["pattern"]
+
+VALID_HEADERS = ['"7"', "*", 'W/"3"', '"1", "2"', ' "7.0123456789abcdef" ', 'W/"a",W/"b"']
+MALFORMED_HEADERS = ["7", "5YL;3", '"7', "", ",", '"q7)"x', "W/7"]
+
+
+def test_every_conditional_header_declares_the_grammar_and_length():
+    assert len(CONDITIONAL) > 20
+    for operation, parameter in CONDITIONAL:
+        schema = parameter["schema"]
+        assert schema["pattern"] == PATTERN, operation
+        assert schema["maxLength"] == conditional.MAX_HEADER_LENGTH, operation
+
+
+@pytest.mark.parametrize("value", VALID_HEADERS)
+def test_a_header_the_pattern_takes_the_parser_takes(value):
+    assert re.search(PATTERN, value)
+    conditional.parse_entity_tags("If-Match", value)
+
+
+@pytest.mark.parametrize("value", MALFORMED_HEADERS)
+def test_a_header_the_parser_refuses_the_pattern_refuses(value):
+    assert not re.search(PATTERN, value)
+    with pytest.raises(conditional.ConditionalHeaderInvalid):
+        conditional.parse_entity_tags("If-Match", value)
+
+
+def test_every_slug_and_integer_in_a_path_is_bounded():
+    path_parameters = [(op, p) for op, p in PARAMETERS if p["in"] == "path"]
+    slugs = [p for _op, p in path_parameters if p["name"] == "slug"]
+    assert slugs
+    assert all(p["schema"]["pattern"] == "^[-a-zA-Z0-9_]+$" for p in slugs)
+    for operation, parameter in path_parameters:
+        bounds = (0, 2**63 - 1)
+        if f"/seats/{{{parameter['name']}}}/" in operation:
+            bounds = (0, 4)  # R3
+        elif f"/rounds/{{{parameter['name']}}}/" in operation:
+            bounds = (1, 2**63 - 1)
+        if parameter["schema"].get("type") == "integer":
+            assert parameter["schema"]["minimum"] == bounds[0], operation
+            assert parameter["schema"]["maximum"] == bounds[1], operation
+
+
+def test_a_body_text_that_refuses_blanks_says_so():
+    join = SCHEMA["components"]["schemas"]["Join"]["properties"]["join_code"]
+    assert join["minLength"] == 1
+    assert join["pattern"] == NON_BLANK_TEXT_PATTERN
+    lift = SCHEMA["components"]["schemas"]["LockoutLift"]["properties"]["address"]
+    assert lift["minLength"] == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "taken"),
+    [
+        ("Andi", True),
+        ("  Andi ", True),
+        ("", False),
+        ("   ", False),
+        ("A\x00", False),
+        ("A\x9d", False),
+        ("A\u202eB", False),
+        ("Besse\tM.", True),
+    ],
+)
+def test_the_non_blank_pattern_is_what_the_fields_take(text, taken):
+    assert bool(re.search(NON_BLANK_TEXT_PATTERN, text)) is taken
+    assert bool(re.search(TEXT_PATTERN, text)) is (taken or text.strip() == "")
