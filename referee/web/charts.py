@@ -19,11 +19,11 @@ import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import pygal
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext
 from pygal.style import Style
 
 # pygal adds an old-style import hook for its map plugins (``pygal.maps.*``, unused here)
@@ -144,7 +144,7 @@ def game_stones(
     rows = []
     for r in done:
         if r.get("void"):
-            what = gettext("void")
+            what = pgettext("round", "void")
         elif r.get("camat_elected") is not None:
             what = gettext("CAMAT: %(name)s") % {"name": names[r["camat_elected"]]}
         else:
@@ -164,17 +164,22 @@ def game_stones(
     return Picture(svg=_svg(chart), caption=caption, columns=columns, rows=rows)
 
 
-@dataclass(frozen=True)
-class Evening:
-    """One club evening of a player: its local ``date`` (a ``datetime.date``), ``rounds``
-    played, ``won``, ``received`` (stones received, R23) and ``rating`` (the ordinal
-    μ − 3σ after the evening, ``None`` before the first completed cycle)."""
+class Evening(Protocol):
+    """One club evening of a player (``scoring.selectors.PlayerEvening``): its local
+    ``date``, ``rounds`` played, ``won``, ``received`` (stones received, R23) and
+    ``rating`` (the ordinal μ − 3σ after the evening, ``None`` before the first completed
+    CAMAT cycle, R24)."""
 
-    date: Any
-    rounds: int
-    won: int
-    received: int
-    rating: float | None
+    @property
+    def date(self) -> Any: ...
+    @property
+    def rounds(self) -> int: ...
+    @property
+    def won(self) -> int: ...
+    @property
+    def received(self) -> int: ...
+    @property
+    def rating(self) -> float | None: ...
 
 
 def evenings(*, name: str, nights: Sequence[Evening], date_format: Any) -> Picture | None:
@@ -196,11 +201,12 @@ def evenings(*, name: str, nights: Sequence[Evening], date_format: Any) -> Pictu
     )
     chart.add(gettext("Stones received"), [n.received for n in nights])
     chart.add(gettext("Rounds won"), [n.won for n in nights])
-    chart.add(
-        gettext("Rating"),
-        [None if n.rating is None else round(n.rating, 2) for n in nights],
-        secondary=True,
-    )
+    if any(n.rating is not None for n in nights):  # none before a first CAMAT cycle (R24)
+        chart.add(
+            gettext("Rating"),
+            [None if n.rating is None else round(n.rating, 2) for n in nights],
+            secondary=True,
+        )
     rows = [
         [label, n.rounds, n.received, n.won, "" if n.rating is None else f"{n.rating:.2f}"]
         for label, n in zip(labels, nights, strict=True)
