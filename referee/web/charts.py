@@ -43,7 +43,7 @@ STYLE = Style(
     font_family="system-ui, sans-serif",
     label_font_size=15,
     major_label_font_size=15,
-    legend_font_size=16,
+    legend_font_size=15,
     title_font_size=18,
     value_font_size=14,
     tooltip_font_size=14,
@@ -64,20 +64,23 @@ class Picture:
     rows: list[list[Any]] = field(default_factory=list)
 
 
-def _chart(kind: type[Any], **config: Any) -> Any:
+def _chart(kind: type[Any], columns: int, **config: Any) -> Any:
     return kind(
         js=[],  # no script: the page stays usable offline and without a CDN
         disable_xml_declaration=True,
         explicit_size=False,
         style=STYLE,
-        width=640,
-        height=400,
+        width=480,
+        height=360,
         legend_at_bottom=True,
-        legend_at_bottom_columns=3,
+        # One row of legend, one column per series: pygal's room for the legend below is
+        # right only then (rows = series // columns).
+        legend_at_bottom_columns=columns,
         show_y_guides=True,
-        truncate_legend=-1,
+        truncate_legend=9,  # a long name is whole in the table of numbers
         dots_size=3,
         margin=8,
+        margin_bottom=24,  # the legend row below the x labels, drawn lower than pygal counts
         **config,
     )
 
@@ -124,6 +127,7 @@ def game_stones(
         labels.append(label)
     chart = _chart(
         pygal.Line,
+        len(names),
         x_title=gettext("Round"),
         y_title=gettext("Stones held"),
         x_labels=labels,
@@ -191,8 +195,10 @@ def evenings(*, name: str, nights: Sequence[Evening], date_format: Any) -> Pictu
     if not nights:
         return None
     labels = [date_format(n.date) for n in nights]
+    rated = any(n.rating is not None for n in nights)  # none before a first CAMAT cycle (R24)
     chart = _chart(
         pygal.Line,
+        3 if rated else 2,
         x_labels=labels,
         x_label_rotation=-30 if len(labels) > 6 else 0,
         y_title=gettext("Stones, rounds"),
@@ -201,7 +207,7 @@ def evenings(*, name: str, nights: Sequence[Evening], date_format: Any) -> Pictu
     )
     chart.add(gettext("Stones received"), [n.received for n in nights])
     chart.add(gettext("Rounds won"), [n.won for n in nights])
-    if any(n.rating is not None for n in nights):  # none before a first CAMAT cycle (R24)
+    if rated:
         chart.add(
             gettext("Rating"),
             [None if n.rating is None else round(n.rating, 2) for n in nights],
