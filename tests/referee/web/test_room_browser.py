@@ -105,7 +105,8 @@ def test_the_seat_to_play_is_no_smaller_than_the_others(
         rows = page.locator(f'.room-table[data-game="{settled.pk}"] tr.seat')
         expect(rows.first).to_be_visible()
         sizes = rows.evaluate_all(
-            """rows => rows.map(r => [r.classList.contains('turn'), r.getBoundingClientRect().height,
+            """rows => rows.map(r => [r.classList.contains('turn'),
+                 r.getBoundingClientRect().height,
                  parseFloat(getComputedStyle(r.querySelector('th')).fontSize)])"""
         )
         turn = [s for s in sizes if s[0]]
