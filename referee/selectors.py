@@ -213,6 +213,8 @@ def _outcome(outcome: RoundOutcome | None, game_round: Any) -> dict[str, Any] | 
         "remaining_pips": list(outcome.remaining_pips) if outcome.remaining_pips else None,
         "transfers": [t.to_dict() for t in game_round.transfers],
         "camat_elected": game_round.camat_elected,
+        # The chain as the round ended: the table checks it until the next lead (issue 28).
+        "chain": [f"{a}-{b}" for a, b in game_round.round.chain()],
     }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import date, datetime, timedelta, tzinfo
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -560,3 +560,65 @@ def _tables(rows: Iterable[tuple[Any, ...]]) -> Iterable[list[tuple[Any, ...]]]:
         table.append(row)
     if table:
         yield table
+
+
+@dataclass(frozen=True)
+class PlayerEvening:
+    """One club evening of a player (``scoring.web``'s picture): the evening's local
+    ``date`` (from ``starts_at`` o'clock to the next day's, club time), ``rounds`` played,
+    rounds ``won``, stones ``received`` (R23) and the player's rating ordinal (μ − 3σ)
+    once the evening's CAMAT cycles are folded (R24; ``None`` before the first one)."""
+
+    date: date
+    rounds: int
+    won: int
+    received: int
+    rating: float | None
+
+
+def player_evenings(
+    *, club: Club, player: Player, season: Season | None, tz: tzinfo, starts_at: int
+) -> list[PlayerEvening]:
+    """A player's evenings at the club (or in one season), oldest first.
+
+    Two queries whatever the number of evenings: the player's settled seat-rounds, and the
+    club's cycle-ending rounds folded in order as ``club_ratings_folded`` does (the rating
+    after an evening is the one after the last cycle that ended that evening or before).
+    """
+
+    def evening(at: datetime) -> date:
+        return (at.astimezone(tz) - timedelta(hours=starts_at)).date()
+
+    rows = league_rows(club=club, season=season).filter(player=player)
+    nights: dict[date, list[int]] = {}
+    for played_at, was_won, stones in rows.order_by("played_at").values_list(
+        "played_at", "won", "stones_received"
+    ):
+        counts = nights.setdefault(evening(played_at), [0, 0, 0])
+        counts[0] += 1
+        counts[1] += int(was_won)
+        counts[2] += stones
+    if not nights:
+        return []
+    model = ratings_core.rating_model()
+    ends = SeatRound.objects.filter(club=club, cycle_ended=True)
+    if season is not None:
+        ends = ends.filter(season=season)
+    cycles = ends.order_by("played_at", "game_id", "round_number", "seat").values_list(
+        "game_id", "round_number", "cycle_player_id", "camat_elected", "stones_held", "played_at"
+    )
+    ratings: dict[int, Any] = {}
+    after: dict[date, float] = {}
+    for table in _tables(cycles):
+        seats = [ratings_core.CycleSeat(row[2], row[3], row[4]) for row in table]
+        ratings_core.rate_cycle(model, ratings, seats)
+        if player.pk in ratings:
+            after[evening(table[0][5])] = round(ratings[player.pk].ordinal(), 4)
+    result = []
+    latest: float | None = None
+    folded = sorted(after.items())
+    for night, (rounds, won, received) in sorted(nights.items()):
+        while folded and folded[0][0] <= night:
+            latest = folded.pop(0)[1]
+        result.append(PlayerEvening(night, rounds, won, received, latest))
+    return result

@@ -7,22 +7,26 @@ The league depends on the referee (its pages reuse the form's 403 page, session 
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
+from django.utils import formats
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from referee.web import charts
 from referee.web.organising import forbidden
 from referee.web.session import session_token
 from referee.web.taps import database_unavailable_as_503
 from scoring import clubs, room, zones
 from scoring.api.filters import STANDINGS_DEFAULT_ORDERING, PlayedBetweenFilter
 from scoring.models import Club, ClubSlug
-from scoring.selectors import club_can_read, league_rows, standings
+from scoring.selectors import club_can_read, league_rows, player_evenings, standings
 
 app_name = "league"
 
@@ -77,9 +81,37 @@ def club_standings(request: HttpRequest, slug: str) -> HttpResponse:
             zone=zones.zone(club.time_zone),
         ).qs
     ranked = standings(rows).order_by(*STANDINGS_DEFAULT_ORDERING)
-    context = {"club": club, "season": season, "rows": list(ranked[:200]), "dates": dates}
+    context: dict[str, Any] = {
+        "club": club,
+        "season": season,
+        "rows": list(ranked[:200]),
+        "dates": dates,
+    }
     with zones.club_time(club):
+        context["evenings"] = _evenings_picture(request, club, season)
         return render(request, "scoring/club_standings.html", context)
+
+
+def _evenings_picture(request: HttpRequest, club: Club, season: Any) -> dict[str, Any] | None:
+    """``?player=<id>``: that registered player's evenings (the season's, or lifetime) as
+    a picture (``referee.web.charts.evenings``); an unknown player shows none."""
+    player_id = request.GET.get("player", "")
+    player = club.players.filter(pk=int(player_id)).first() if player_id.isdigit() else None
+    if player is None:
+        return None
+    nights = player_evenings(
+        club=club,
+        player=player,
+        season=season,
+        tz=zones.zone(club.time_zone),
+        starts_at=room.EVENING_STARTS_AT,
+    )
+    picture = charts.evenings(
+        name=player.display_name,
+        nights=nights,
+        date_format=lambda day: formats.date_format(day, "SHORT_DATE_FORMAT"),
+    )
+    return {"player": player, "picture": picture}
 
 
 urlpatterns = [

@@ -522,6 +522,12 @@ OUTCOME: Schema = {
         "remaining_pips": REMAINING_PIPS,
         "transfers": TRANSFERS,
         "camat_elected": NULLABLE_SEAT,
+        "chain": {
+            "type": "array",
+            "items": {"type": "string", "example": "6-6"},
+            "description": "The round's chain as it ended, left end first (a round voided "
+            "by the organiser, R35, has none).",
+        },
         "void": {
             "type": "object",
             "description": "Only on a round the organiser voided (R35): why.",

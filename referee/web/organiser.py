@@ -42,8 +42,8 @@ from referee.league import league
 from referee.models import Correction, Game, GameSession
 from referee.selectors import game_state_for
 from referee.services import Precondition, corrections
+from referee.web import charts, organising
 from referee.web import organiser_forms as of
-from referee.web import organising
 from referee.web.organising import organiser_page
 from referee.web.panels import verification_context
 from referee.web.taps import database_unavailable_as_503
@@ -253,12 +253,20 @@ def _render_manage(
                 "open": number in bound,
             }
         )
+    live = organising.live_events(game)
+    results = organising.round_results(game, live)
+    sessions = list(GameSession.objects.filter(game=game).order_by("-number"))
     context = {
         "game": game,
         "state": state,
         "seats": seats,
-        "rounds": _round_summaries(organising.round_results(game)),
-        "sessions": list(GameSession.objects.filter(game=game).order_by("-number")[:5]),
+        "rounds": _round_summaries(results),
+        "stones_picture": charts.game_stones(
+            names=[seat["name"] for seat in state["seats"]],
+            rounds=results,
+            sittings=round_sittings(live, sessions),
+        ),
+        "sessions": sessions[:5],
         "open_session": state.get("session"),
         "sitting_form": of.OrganiserForm(
             initial=organising.initial(game), auto_id=False
@@ -285,6 +293,18 @@ def _render_close(
         "refusal": refusal,
     }
     return render(request, "referee/organiser_close.html", context, status=status)
+
+
+def round_sittings(live: list[Any], sessions: list[GameSession]) -> dict[int, int]:
+    """Round number → the number of the sitting (R27) its first live event was entered in
+    (rounds entered outside any sitting are left out). No query: ``live`` and ``sessions``
+    are read already."""
+    numbers = {s.pk: s.number for s in sessions}
+    sittings: dict[int, int] = {}
+    for event in live:
+        if event.round_number not in sittings and event.session_id in numbers:
+            sittings[event.round_number] = numbers[event.session_id]
+    return sittings
 
 
 def _round_summaries(results: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -123,7 +123,22 @@ def round_banner(state: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str
         ],
         # The round's end award; the passes' stones are with their events.
         "transfers": _transfers([t for t in outcome["transfers"] if t["move"] is None], seats),
+        "unpaid": _unpaid(outcome, seats),
     }
+
+
+def _unpaid(outcome: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Who was owed the round's end award but received no stone (R23: the table and every
+    giver had nothing left), or ``None``. The engine lists no transfer of 0 stones, so an
+    award unpaid is a settled round without an end-of-round transfer; the receiver is the
+    MANGUNO after MATTIKKENG (R23d), else the CUCUQ (R23b, R23c)."""
+    if outcome.get("void") or outcome["winner"] is None:
+        return None
+    awarded = [t for t in outcome["transfers"] if t["move"] is None and t["reason"] != "adjustment"]
+    if awarded:
+        return None
+    owed = outcome["manguno"] if outcome["mattikkeng"] else outcome["cucuq"]
+    return _who(owed, seats) if owed is not None else None
 
 
 # -- a seat's own hand (R31) ----------------------------------------------------------------

@@ -55,6 +55,9 @@ class TablePage:
     confirm_undo: bool = False
     computer_move: dict[str, Any] | None = None
     hand: HandPanel | None = None  # this seat's own hand (R31)
+    # Until the next lead, the finished round's chain stays for the table to check: the
+    # number of that round (``chain`` is then its chain), else ``None`` (issue 28).
+    ended_chain_of: int | None = None
 
     @property
     def mode_query(self) -> str:
@@ -195,12 +198,17 @@ def table_page(
 
     hand = hand_panel(game, state, my_seat, declare=declare, ticked=ticked)
     may_pass = narrow_to_hand(picker_tiles, hand, move_seat=move_seat)  # R31
+    chain, ended_chain_of = rnd["chain"], None
+    previous = rnd.get("previous") or {}
+    if not chain and status == "awaiting_lead" and previous.get("chain"):
+        chain, ended_chain_of = previous["chain"], previous["number"]
     return TablePage(
         game=game,
         state=state,
         my_seat=my_seat,
         seats=seats,
-        chain=_chain(rnd["chain"]),
+        chain=_chain(chain),
+        ended_chain_of=ended_chain_of,
         picker=picker_tiles,
         events=[event_view(event, seats) for event in reversed(state["last_events"])],
         banner=round_banner(state, seats),

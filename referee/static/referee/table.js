@@ -83,6 +83,22 @@
     if (fromPoll && el && el.dataset.entry !== before) hold();
     hint(null);
     render();
+    toMyTurn();
+  }
+
+  // A seat's phone, on its own turn, brings PASS and the picker into view once per turn
+  // (issue 28: the picker started below the fold, 1–3 of its 6 rows in view).
+  var turnShown = null;
+  function toMyTurn() {
+    var el = live();
+    var turn = el && el.dataset.myTurn;
+    if (!turn || turn === turnShown) return;
+    turnShown = turn;
+    var entry = el.querySelector("#entry .picker");
+    if (!entry) return;
+    var pass = el.querySelector("#entry form.pass");
+    entry.scrollIntoView({ block: "end" });
+    if (pass && pass.getBoundingClientRect().top < 0) pass.scrollIntoView({ block: "start" });
   }
 
   // Taps on the entry are held for GUARD_MS (html[data-held] meanwhile, for the tests).
@@ -285,6 +301,7 @@
     render();
     pump();
     schedule();
+    toMyTurn();
     document.getElementById("outbox").addEventListener("click", function (event) {
       var button = event.target.closest("button");
       if (!button) return;

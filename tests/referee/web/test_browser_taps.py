@@ -358,3 +358,24 @@ def test_the_chain_stays_in_view_after_your_own_tap(phone, game, scorekeeper) ->
     expect(page.locator(".board")).to_be_in_viewport()
     assert page.evaluate("window.scrollY") == scrolled
     expect(page.locator(".chain li")).to_have_count(2)
+
+
+def test_on_its_own_turn_a_seats_phone_shows_the_whole_picker(phone, game, scorekeeper) -> None:
+    """Issue 28: on a phone's own turn the picker started below the fold (1–3 of its 6 rows
+    in view at 360×640); now PASS and every row of tiles are on the screen."""
+    besse = phone()
+    ui.join(besse, game, seat=1)
+    services.event_submit(
+        game_id=game.pk, kind="move", payload={"seat": 0, "tile": "6-6"}, actor=scorekeeper(game)
+    )
+
+    expect(besse.locator("#live")).to_have_attribute("data-my-turn", "1")
+    besse.wait_for_function(
+        """() => { const tiles = [...document.querySelectorAll('#entry .picker .tile')];
+                   return tiles.length > 0 && tiles.every(t => {
+                     const r = t.getBoundingClientRect();
+                     return r.top >= 0 && r.bottom <= window.innerHeight; }); }"""
+    )
+    pass_button = besse.locator("#entry form.pass button").bounding_box()
+    assert pass_button is not None
+    assert pass_button["y"] >= 0

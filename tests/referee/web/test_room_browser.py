@@ -89,3 +89,31 @@ def test_the_room_view_reads_on_a_phone_too(phone, club_night, screenshot, langu
     if language == "en-GB":
         screenshot(page, "31-room-phone", top=True)
     assert width <= PHONE["width"]  # nothing wider than the phone
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1920, "height": 1080}, PHONE])
+def test_the_seat_to_play_is_no_smaller_than_the_others(
+    chromium, live_server, club_night, viewport
+):
+    """Issue 28: at 1920×1080 the row of the player to move stayed 21.6 px high while the
+    other rows grew with the screen; it must be at least as tall and as large as they are."""
+    club, (settled, _) = club_night  # its winner leads round 2 (R5)
+    context = chromium.new_context(viewport=viewport, base_url=live_server.url, locale="en-GB")
+    try:
+        page = context.new_page()
+        page.goto(room.room_url(club))
+        rows = page.locator(f'.room-table[data-game="{settled.pk}"] tr.seat')
+        expect(rows.first).to_be_visible()
+        sizes = rows.evaluate_all(
+            """rows => rows.map(r => [r.classList.contains('turn'),
+                 r.getBoundingClientRect().height,
+                 parseFloat(getComputedStyle(r.querySelector('th')).fontSize)])"""
+        )
+        turn = [s for s in sizes if s[0]]
+        others = [s for s in sizes if not s[0]]
+        assert len(turn) == 1
+        assert len(others) == 4
+        assert turn[0][1] >= max(s[1] for s in others) - 0.5, sizes
+        assert turn[0][2] >= max(s[2] for s in others), sizes
+    finally:
+        context.close()
