@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 from django.db import transaction
 from django.utils import timezone
 
-from referee import folding, signals, store
+from referee import folding, settled, signals, store
 from referee.engine import Game as EngineGame
 from referee.engine import RefereeError
 from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
@@ -325,7 +325,7 @@ def seat_substitute(
         entry_name, player_id = _seat_entry(game, name, player, allow_elsewhere)
         number = round
         if number is None:
-            number = _current_round_number(_fold_slots(game, slots)[0])
+            number = _current_round_number(_fold_last_round(game, slots))
         payload = {"round": number, "seat": seat, "name": entry_name, "player": player_id}
         kept = [
             s
@@ -463,8 +463,9 @@ def _correct(
             corrected = Corrected(game, None, state)
             remember(game, idempotency, corrected)
             return corrected
+        start = _start(game, before, after)
         try:
-            engine = _judge(game, after)
+            engine = _judge(game, after, start)
         except RefereeError as error:
             refused = error.with_names(game.players)
             changes = _audit(before, after)
@@ -477,7 +478,7 @@ def _correct(
                 seats
                 and actor.token is not None  # the organiser's repairs never count (R31)
                 and not probes.is_repeat(game, logged_kind, logged, actor, error.code)
-                and _depends_on_hands(game, after, actor.seat, error)
+                and _depends_on_hands(game, after, actor.seat, error, start)
             ):
                 probes.count_probe(
                     game, actor, TableAlert.Kind.REFUSALS, seats, round_number=error.round
@@ -487,8 +488,12 @@ def _correct(
             after = _placed(engine, after)
             now = timezone.now()
             correction, next_position = _store(game, before, after, actor, reason, kind, now)
-            verification.verifications_refresh(game=game, actor=actor)  # resolves or resets
-            snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(engine.rules))
+            verification.verifications_refresh(  # resolves or resets
+                game=game, actor=actor, engine=engine, since=engine.rounds_before + 1
+            )
+            snapshot = folding.advance_snapshot(
+                engine, start or folding.initial_snapshot(engine.rules)
+            )
             store.commit_refold(
                 game,
                 snapshot=snapshot,
@@ -497,7 +502,12 @@ def _correct(
                 next_position=next_position,
             )
             signals.rounds_changed.send(
-                Game, game=game, engine=engine, played_at=None, settled_at=_settled_at(after, now)
+                Game,
+                game=game,
+                engine=engine,
+                played_at=None,
+                settled_at=_settled_at(after, now),
+                snapshot=start,  # the engine resumed there: rounds from its round on
             )
             state = game_state_for(
                 game, viewer=actor.seat, viewer_label=actor.label, organiser=actor.is_organiser
@@ -515,7 +525,11 @@ def _correct(
 
 
 def _depends_on_hands(
-    game: Game, after: list[_Slot], seat: int | None, error: RefereeError
+    game: Game,
+    after: list[_Slot],
+    seat: int | None,
+    error: RefereeError,
+    start: dict[str, Any] | None = None,
 ) -> bool:
     """Whether the refusal ``error`` of the corrected events ``after`` depended on another
     seat's declared hand (R31): judged without those hands, they are accepted or refused
@@ -524,7 +538,7 @@ def _depends_on_hands(
     if len(kept) == len(after):
         return False
     try:
-        _judge(game, kept)
+        _judge(game, kept, start)
     except RefereeError as other:
         return not probes.same_refusal(error, other)
     return True
@@ -646,7 +660,7 @@ def _same(before: list[_Slot], after: list[_Slot]) -> bool:
     )
 
 
-def _judge(game: Game, slots: list[_Slot]) -> EngineGame:
+def _judge(game: Game, slots: list[_Slot], snapshot: dict[str, Any] | None = None) -> EngineGame:
     """Judge the corrected game as the replay of its record (R37); the replay's ``Game`` is
     then cached and gives the league's rows.
 
@@ -654,15 +668,22 @@ def _judge(game: Game, slots: list[_Slot]) -> EngineGame:
     seat (R34). Where the table entered them in another order (a hand declared after
     some moves), the events are also folded in their own order, which must put each in
     the round it belongs to (R30): else ``round_over``. Raises the first ``RefereeError``.
+
+    ``snapshot`` (``_start``): where the judging starts, the stored standing before round
+    ``snapshot["round"]`` (issue 29): only the slots of that round on are judged, and the
+    engine holds only those rounds (``rounds_before`` the rest). ``None``: from the start.
     """
-    entries = [folding.Entry(s.kind, s.payload, s.round) for s in slots]
     rules = rules_of(game)
+    first = 1 if snapshot is None else int(snapshot["round"])
+    slots = [s for s in slots if s.round >= first]
+    entries = [folding.Entry(s.kind, s.payload, s.round - first + 1) for s in slots]
     record = folding.entries_record(game.players, rules, entries)
     # A table's declared hands may share a tile (R31): a correction judges them as the
     # live fold does, so that it answers no question about other hands either.
-    engine = replay(Record.parse(record), stored=True, shared_hands=True)
+    start = folding.resume(rules, snapshot) if snapshot is not None else None
+    engine = replay(Record.parse(record), stored=True, shared_hands=True, start=start)
     if not _in_record_order(entries, folding.record_entries(record["rounds"])):
-        _, effects = _fold_slots(game, slots)
+        _, effects = _fold_slots(game, slots, snapshot)
         for slot, effect in zip(slots, effects, strict=True):
             if effect.round != slot.round:
                 raise RoundOver(gettext_noop("the round is over: no event can follow its end")).at(
@@ -684,8 +705,47 @@ def _in_record_order(entries: list[folding.Entry], replayed: list[folding.Entry]
     return True
 
 
-def _fold_slots(game: Game, slots: list[_Slot]) -> tuple[EngineGame, list[folding.Effects]]:
-    return folding.fold(rules_of(game), [(s.kind, s.payload) for s in slots])
+def _fold_slots(
+    game: Game, slots: list[_Slot], snapshot: dict[str, Any] | None = None
+) -> tuple[EngineGame, list[folding.Effects]]:
+    return folding.fold(rules_of(game), [(s.kind, s.payload) for s in slots], snapshot=snapshot)
+
+
+def _fold_last_round(game: Game, slots: list[_Slot]) -> EngineGame:
+    """The fold of the last round of ``slots`` (the game's live events), resumed at the
+    standing stored before it (``settled.snapshot_before``, issue 29), else of them all:
+    enough to tell the round in play (``_current_round_number``)."""
+    last = max((s.round for s in slots), default=1)
+    snapshot = settled.snapshot_before(game, last)
+    if snapshot is None:
+        return _fold_slots(game, slots)[0]
+    return _fold_slots(game, [s for s in slots if s.round >= last], snapshot)[0]
+
+
+def _first_changed(before: list[_Slot], after: list[_Slot]) -> int:
+    """The first round whose events differ between ``before`` and ``after`` (both in a
+    replay's order, ``_canonical``): the rounds before it are the same events. 1 when
+    ``before`` is not in that order (then nothing is assumed)."""
+    rounds = [s.round for s in before]
+    if rounds != sorted(rounds):
+        return 1
+    for old, new in zip(before, after, strict=False):
+        if old.origin is not new.origin or old.payload != new.payload or old.round != new.round:
+            return min(old.round, new.round)
+    rest = before[len(after) :] or after[len(before) :]
+    return rest[0].round if rest else max(rounds, default=1)
+
+
+def _start(game: Game, before: list[_Slot], after: list[_Slot]) -> dict[str, Any] | None:
+    """Where a correction's judging starts (issue 29): the snapshot before the first round
+    it changes, k (``_first_changed``), read from round k - 1's stored result
+    (``settled.snapshot_before``), so that a change of round k replays the rounds from k
+    on only. ``None`` (judge from the start) for round 1, or when round k - 1 has no
+    stored row. A change that leaves round k with no event starts at the last round that
+    has one (the game's snapshot is always the start of its last round)."""
+    number = _first_changed(before, after)
+    number = min(number, max((s.round for s in after), default=1))
+    return settled.snapshot_before(game, number)
 
 
 def _current_round_number(engine: EngineGame) -> int:
