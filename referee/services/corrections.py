@@ -175,6 +175,7 @@ def events_correct(
         precondition=precondition,
         idempotency=idempotency,
         kind=kind,
+        rounds_from=_first_round_of(changes) if actor.is_organiser else None,
     )
 
 
@@ -203,6 +204,11 @@ def event_amend_any(
         precondition=precondition,
         idempotency=idempotency,
         kind=Correction.Kind.AMEND,
+        rounds_from=(
+            _first_round_of([Change("amend", position, payload=payload)])
+            if actor.is_organiser
+            else None
+        ),
     )
 
 
@@ -266,6 +272,7 @@ def round_void(
         precondition=precondition,
         idempotency=idempotency,
         kind=Correction.Kind.VOID,
+        rounds_from=round,
     )
 
 
@@ -296,6 +303,7 @@ def round_adjust(
         precondition=precondition,
         idempotency=idempotency,
         kind=Correction.Kind.ADJUST,
+        rounds_from=round,
     )
 
 
@@ -445,15 +453,21 @@ def _correct(
     precondition: Precondition | None,
     idempotency: Idempotency | None,
     kind: str,
+    rounds_from: Any = None,
 ) -> Corrected | Replay[Corrected]:
-    """Lock the game, ``edit`` its live events, judge the result as a replay and store it."""
+    """Lock the game, ``edit`` its live events, judge the result as a replay and store it.
+
+    ``rounds_from``: the first round ``edit`` may change (a ruling on round k: R35, R36),
+    if known. The live events of the rounds from it on are then the only ones read and
+    edited (``_tail``), so that a ruling on the last round reads that round, not the game
+    (issue 29)."""
     refused: RefereeError | None = None
     with transaction.atomic():
         game = guard.lock(game_id, actor)
         if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
         guard.check_open(game, precondition, actor)
-        live = store.live_events(game)  # built without the ORM's iterator (issue 29)
+        live, since = _tail(game, rounds_from)
         before = [_Slot(e.kind, e.payload, e.round_number, e) for e in live]
         after = edit(game, list(before))
         if _same(before, after):
@@ -487,7 +501,9 @@ def _correct(
         if refused is None:
             after = _placed(engine, after)
             now = timezone.now()
-            correction, next_position = _store(game, before, after, actor, reason, kind, now)
+            correction, next_position = _store(
+                game, before, after, actor, reason, kind, now, tail=since > 1
+            )
             verification.verifications_refresh(  # resolves or resets
                 game=game, actor=actor, engine=engine, since=engine.rounds_before + 1
             )
@@ -497,7 +513,7 @@ def _correct(
             store.commit_refold(
                 game,
                 snapshot=snapshot,
-                substitutes=substitutes_of(after),
+                substitutes=_substitutes_before(game, since) + substitutes_of(after),
                 verification=verification.shown(game, snapshot),
                 next_position=next_position,
             )
@@ -711,6 +727,72 @@ def _fold_slots(
     return folding.fold(rules_of(game), [(s.kind, s.payload) for s in slots], snapshot=snapshot)
 
 
+def _first_round_of(changes: Sequence[Change]) -> Callable[[Game], int | None]:
+    """The first round that ``changes`` may touch, found under the game's lock: the rounds
+    of the live events at their positions (one query), the rounds that insertions and
+    amended rulings name. ``None`` (read the whole game) when an insertion names no round
+    and precedes no event, or a position is no live event (the whole game's read then
+    says so: ``event_not_amendable``)."""
+
+    def first(game: Game) -> int | None:
+        numbers: list[int] = []
+        for change in changes:
+            payload = change.payload or {}
+            named = payload.get("round") if change.op != "insert" else None
+            if change.op == "insert":
+                named = folding.ruling_round(change.kind or "", payload) or change.round
+                if named is None and change.position is None:
+                    return None
+            if named is not None:
+                if type(named) is not int:
+                    return None
+                numbers.append(named)
+        positions = {c.position for c in changes if c.position is not None}
+        if positions:
+            found = dict(
+                Event.objects.filter(
+                    game=game, revoked_by__isnull=True, position__in=positions
+                ).values_list("position", "round_number")
+            )
+            if set(found) != positions:
+                return None
+            numbers.extend(found.values())
+        return min(numbers) if numbers else None
+
+    return first
+
+
+def _tail(game: Game, rounds_from: Any) -> tuple[list[Event], int]:
+    """The live events a correction reads, and the first round among them: those of the
+    rounds from ``rounds_from`` on when round ``rounds_from - 1`` has a stored row (its
+    standing is where the judging resumes, ``settled.snapshot_before``) and some event is
+    of those rounds; else every live event, from round 1. Built without the ORM's
+    iterator (issue 29). ``rounds_from`` may be a function of the locked game."""
+    if callable(rounds_from):
+        rounds_from = rounds_from(game)
+    if type(rounds_from) is int and rounds_from > 1:
+        if settled.snapshot_before(game, rounds_from) is not None:
+            live = store.live_events(game, since_round=rounds_from)
+            if live:
+                return live, rounds_from
+    return store.live_events(game), 1
+
+
+def _substitutes_before(game: Game, since: int) -> list[list[Any]]:
+    """``substitutes_of`` the live substitute events of the rounds before ``since`` (those
+    a correction read from round ``since`` on did not read, R38). No query for round 1."""
+    if since <= 1:
+        return []
+    rows = (
+        Event.objects.filter(
+            game=game, kind=Event.Kind.SUBSTITUTE, revoked_by__isnull=True, round_number__lt=since
+        )
+        .order_by("position")
+        .values_list("payload", flat=True)
+    )
+    return substitutes_of([_Slot(Event.Kind.SUBSTITUTE, payload, 0) for payload in rows])
+
+
 def _fold_last_round(game: Game, slots: list[_Slot]) -> EngineGame:
     """The fold of the last round of ``slots`` (the game's live events), resumed at the
     standing stored before it (``settled.snapshot_before``, issue 29), else of them all:
@@ -764,6 +846,7 @@ def _store(
     reason: str,
     kind: str,
     now: Any,
+    tail: bool = False,
 ) -> tuple[Correction, int]:
     """Write the corrected events (``store.replace_events``): revoke the replaced, add the
     new, renumber the rest. The correction, and the position after the last event."""
@@ -779,6 +862,8 @@ def _store(
     # Final positions: increasing; an event kept or amended in order keeps its position.
     positions: list[int] = []
     previous = -1
+    if tail:  # events read from a later round on (``_tail``) follow the earlier ones
+        previous = min((s.origin.position for s in before if s.origin is not None), default=0) - 1
     for slot in after:
         origin = slot.origin
         previous = (

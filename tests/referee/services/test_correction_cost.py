@@ -16,6 +16,7 @@ from bench.long_game import rounds_begun
 from referee import services, settled
 from referee.engine.records import replay_record
 from referee.engine.simulation import random_record
+from referee.models import Event
 from referee.services import corrections
 from scoring.models import SeatRound
 from tests.factories import UserFactory
@@ -109,5 +110,30 @@ def test_an_undo_refolds_its_own_round_only_at_3_and_12_rounds_R37_issue_29():
 
     assert long_cost == short_cost
     assert again[0] == long_cost[0]
+    _check(short)
+    _check(long)
+
+
+def _remove_last_adjustment(game) -> tuple[int, int]:
+    """Take back the game's last adjustment by a correction that removes it (R37), as the
+    organiser: (rounds begun, queries)."""
+    event = Event.objects.filter(game=game, kind="adjustment", revoked_by=None).latest("position")
+    change = corrections.Change("remove", event.position)
+    with CaptureQueriesContext(connection) as queries, rounds_begun() as begun:
+        corrections.events_correct(
+            game_id=game.pk, changes=[change], actor=services.Actor(user=game.created_by)
+        )
+    return begun[0], len(queries)
+
+
+def test_a_correction_of_the_last_round_costs_the_same_at_3_and_12_rounds_R37_issue_29():
+    short, long = _game(3), _game(12)
+    _adjust(short, 3, None)
+    _adjust(long, 12, None)
+
+    short_cost, long_cost = _remove_last_adjustment(short), _remove_last_adjustment(long)
+
+    assert long_cost == short_cost
+    assert long_cost[0] <= 3
     _check(short)
     _check(long)
