@@ -30,7 +30,14 @@ from referee.engine import Game as EngineGame
 from referee.engine.records import RECORD_FORMAT, RESULT_FORMAT, export_record, result_of
 from referee.models import Event, Game, SettledRound
 
-__all__ = ["GameRounds", "differences", "game_rounds", "keep", "stored_result"]
+__all__ = [
+    "GameRounds",
+    "differences",
+    "game_rounds",
+    "keep",
+    "snapshot_before",
+    "stored_result",
+]
 
 
 @dataclass(frozen=True)
@@ -125,6 +132,20 @@ def stored_result(game: Game, number: int) -> dict[str, Any] | None:
     query: a round's page reads its own round, not the game's."""
     rows = SettledRound.objects.filter(game=game, number=number).values_list("result", flat=True)
     return next(iter(rows), None)
+
+
+def snapshot_before(game: Game, number: int) -> dict[str, Any] | None:
+    """Where a fold of ``game``'s rounds from round ``number`` on resumes (R27, issue 29):
+    ``{"round": number, "rounds_played": number - 1, "standing": …}``, the standing after
+    round ``number - 1`` as its stored row says; ``None`` for round 1 or when that row is
+    not stored (then fold from the start). One query (none for round 1). The caller holds
+    the game's lock, and changes nothing before round ``number``."""
+    if number <= 1:
+        return None
+    result = stored_result(game, number - 1)
+    if result is None:
+        return None
+    return {"round": number, "rounds_played": number - 1, "standing": result["after"]}
 
 
 def _read(game: Game) -> GameRounds:

@@ -36,7 +36,10 @@ Signals and their keyword arguments (``sender`` is always ``referee.models.Game`
     imported, a correction of any round (amend, insert, remove, batch,
     a void R35, an adjustment R36, a substitute R38, a replaced record R37) or
     its seats re-named (R38). ``game`` (saved), ``engine`` (the fold of every
-    live event from the game's start, or ``None`` if the sender has none) and
+    live event from the game's start, or ``None`` if the sender has none; or,
+    with ``snapshot`` — ``{"round": k, "rounds_played": k - 1, "standing"}`` —
+    the fold from round k on, resumed there: a correction of round k, whose
+    earlier rounds did not change, issue 29) and
     ``played_at`` (an import's date for its rounds, or ``None``: each round
     keeps the time it was settled at the table), and ``settled_at`` if the
     sender knows it with ``engine`` (round number → the time of the event that

@@ -793,21 +793,25 @@ def _instance(model: type[_M], values: Sequence[Any]) -> _M:
     return instance
 
 
-def live_events(game: Game) -> list[Event]:
+def live_events(game: Game, since_round: int = 1) -> list[Event]:
     """The game's live events, in position order, as ``Event`` rows (issue 29): on
     PostgreSQL one prepared statement whose rows are built as ``_instance`` builds them,
     not through the ORM's iterator (a correction reads every live event of the game: at
     600 rounds ≈ 15,000 rows, and building them through ``Model.__init__`` was half its
-    time); elsewhere the ORM's query. The caller holds the game's lock."""
+    time); elsewhere the ORM's query. ``since_round``: only those of the rounds from it
+    on (an undo refolds from its round). The caller holds the game's lock."""
     db = _db()
     if db.vendor != "postgresql":
-        return list(game.events.filter(revoked_by__isnull=True).order_by("position"))
+        events = game.events.filter(revoked_by__isnull=True, round_number__gte=since_round)
+        return list(events.order_by("position"))
     sql = (
         f"SELECT {_columns(Event, 'e')} FROM {db.ops.quote_name(Event._meta.db_table)} e "
-        "WHERE e.game_id = %s AND e.revoked_by_id IS NULL ORDER BY e.position"
+        "WHERE e.game_id = %s AND e.revoked_by_id IS NULL"
+        + (" AND e.round_number >= %s" if since_round > 1 else "")
+        + " ORDER BY e.position"
     )
     with _prepared_cursor(db) as cursor:
-        cursor.execute(sql, [game.pk])
+        cursor.execute(sql, [game.pk, since_round] if since_round > 1 else [game.pk])
         rows = cursor.fetchall()
     return [_instance(Event, row) for row in rows]
 

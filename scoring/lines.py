@@ -109,13 +109,16 @@ def round_lines(game_round: GameRound, before: Sequence[int]) -> list[SeatLine]:
     return lines
 
 
-def game_lines(game: Game) -> Iterator[SeatLine]:
-    """The lines of every settled round of a game folded from its start, in order.
+def game_lines(game: Game, stones: Sequence[int] | None = None) -> Iterator[SeatLine]:
+    """The lines of every settled round of a game folded from its start, in order; or,
+    for a fold resumed after its first rounds (``game.rounds_before``, R27), of its rounds
+    from there, ``stones`` being what each seat held before them (seat 0 to 4).
 
     A voided round counts in no statistic (R35); its adjustments still carry over.
     """
-    assert game.rounds_before == 0, "fold the game from its first round"
-    stones: Sequence[int] = [0] * SEATS  # R22: nobody holds a stone when a game starts
+    if stones is None:
+        assert game.rounds_before == 0, "fold the game from its first round, or give stones"
+        stones = [0] * SEATS  # R22: nobody holds a stone when a game starts
     for game_round in game.rounds:
         if game_round.voided:
             if game_round.after is None:

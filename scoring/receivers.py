@@ -59,12 +59,14 @@ def rounds_changed(
     engine: EngineGame | None = None,
     played_at: datetime | None = None,
     settled_at: Mapping[int, datetime] | None = None,
+    snapshot: Mapping[str, Any] | None = None,
     **kwargs: Any,
 ) -> None:
     """Any round may have changed (import, correction, ruling, re-seating): bring their
-    rows in line (only those that changed are written)."""
+    rows in line (only those that changed are written). ``engine`` resumed from
+    ``snapshot`` (a correction of round k): the rows from round k on."""
     services.seat_rounds_rebuild(
-        game=game, engine=engine, played_at=played_at, settled_at=settled_at
+        game=game, engine=engine, played_at=played_at, settled_at=settled_at, snapshot=snapshot
     )
 
 

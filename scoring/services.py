@@ -18,7 +18,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Sum
+from django.db.models import Count, Exists, IntegerField, Max, OuterRef, Q, QuerySet, Sum
 from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -671,8 +671,15 @@ def seat_rounds_rebuild(
     engine: EngineGame | None = None,
     played_at: datetime | None = None,
     settled_at: Mapping[int, datetime] | None = None,
+    snapshot: Mapping[str, Any] | None = None,
 ) -> tuple[int, int]:
     """Bring the game's seat-rounds in line with the fold of its live events.
+
+    ``engine`` may be resumed after the game's first rounds (``rounds_before``, a
+    correction of round k, issue 29) from ``snapshot`` (``{"round": k, "rounds_played",
+    "standing"}``): the rows of the rounds before k are then kept as stored, and only
+    those from k on are compared and written (a CAMAT cycle begun before k is credited
+    from the rows of its first rounds, R38).
 
     ``engine`` is that fold if the caller has it, with ``settled_at`` (round
     number → the time of the event that settled it); without them the live
@@ -697,12 +704,19 @@ def seat_rounds_rebuild(
             if effect.settled
         }
     times = settled_at
+    since = engine.rounds_before + 1
+    stones = None
+    if since > 1:
+        if snapshot is None or snapshot["rounds_played"] != engine.rounds_before:
+            raise ValueError("a resumed fold comes with the snapshot it resumed from")
+        stones = snapshot["standing"]["stones"]
     return _sync(
         game,
-        list(game_lines(engine)),
+        list(game_lines(engine, stones)),
         lambda number: (
             (played_at if played_at is not None else times.get(number)) or game.created_at
         ),
+        since=since,
     )
 
 
@@ -716,20 +730,33 @@ _DERIVED = (
 )
 
 
-def _sync(game: Game, lines: list[SeatLine], dated: Any) -> tuple[int, int]:
+def _sync(game: Game, lines: list[SeatLine], dated: Any, since: int = 1) -> tuple[int, int]:
     """Write only the seat-rounds whose values differ from ``lines`` (delete them, insert
     them again) and those of rounds not stored yet; delete those of rounds gone. A row kept
     or rewritten keeps its ``played_at``; a new round's is ``dated(round_number)``.
+    ``since``: ``lines`` are those of the rounds from ``since`` on, and the rows before it
+    stay; those of the CAMAT cycle under way at ``since`` (from the round after the last
+    election before it, R24) are read to credit it (R38): two queries more.
     Returns how many rows were deleted and inserted."""
     fields = dict.fromkeys(("pk", *ROW_FIELDS, *_DERIVED))
-    stored = {
-        (row["round_number"], row["seat"]): row
-        for row in SeatRound.objects.filter(game=game).values(*fields)
-    }
+    rows = SeatRound.objects.filter(game=game)
+    earlier: list[tuple[int, int, int | None, bool]] = []
+    if since > 1:
+        before = rows.filter(round_number__lt=since)
+        elected = before.filter(cycle_ended=True).aggregate(last=Max("round_number"))["last"]
+        cycle = before.filter(round_number__gt=elected or 0)
+        earlier = list(cycle.values_list("round_number", "seat", "player_id", "cycle_ended"))
+        rows = rows.filter(round_number__gte=since)
+    stored = {(row["round_number"], row["seat"]): row for row in rows.values(*fields)}
     player_of, club_id, season_id = _players_by_round(game)
     credited = _cycle_players(
-        (line.round_number, line.seat, player_of(line.round_number, line.seat), line.cycle_ended)
-        for line in lines
+        [
+            *earlier,
+            *(
+                (ln.round_number, ln.seat, player_of(ln.round_number, ln.seat), ln.cycle_ended)
+                for ln in lines
+            ),
+        ]
     )
     stale: list[dict[str, Any]] = []
     fresh: list[SeatRound] = []

@@ -84,7 +84,13 @@ class Record:
         return cls(tuple(players), rules, tuple(rounds))
 
 
-def replay(record: Record, *, stored: bool = False, shared_hands: bool = False) -> Game:
+def replay(
+    record: Record,
+    *,
+    stored: bool = False,
+    shared_hands: bool = False,
+    start: Game | None = None,
+) -> Game:
     """Replay a checked record's rounds into a ``Game``; raises the first ``RefereeError``.
 
     Within a round (R34): its substitutes (R38), then its void (R35), its
@@ -94,16 +100,25 @@ def replay(record: Record, *, stored: bool = False, shared_hands: bool = False) 
     none (``record_invalid``). ``shared_hands``: a round's declared hands may share
     tiles, as a table's live declarations may (R31, ``Round.declare``'s ``shared``); a
     record never does.
+
+    ``start``: a ``Game`` resumed after its first rounds (``Game.resume``, R27), no round
+    begun in it: the record's rounds are then the rounds after those (its first round is
+    round ``start.rounds_before + 1``, and errors name the rounds so), replayed into it.
+    A correction of round k judges the rounds from k on only (issue 29).
     """
-    game = Game(record.rules)
+    game = Game(record.rules) if start is None else start
+    if game.rounds:
+        raise ValueError("a replay starts before any round of its game is begun")
+    offset = game.rounds_before
     game.void_ahead = frozenset(
         number
-        for number, data in enumerate(record.rounds, start=1)
+        for number, data in enumerate(record.rounds, start=offset + 1)
         if _is_object(data) and data.get("void") is not None
     )
+    last = offset + len(record.rounds)
     try:
         for data in record.rounds:
-            number = len(game.rounds) + 1
+            number = offset + len(game.rounds) + 1
             if not _is_object(data):
                 raise RecordInvalid(gettext_noop("a round is a JSON object")).at(round=number)
             substitutes = _seat_map(data.get("substitutes"), "substitutes", number)
@@ -125,7 +140,7 @@ def replay(record: Record, *, stored: bool = False, shared_hands: bool = False) 
                 raise RulingInvalid(
                     gettext_noop("a round's adjustments must be a list"), rule="R36"
                 ).at(round=number)
-            if adjustments and number < len(record.rounds):
+            if adjustments and number < last:
                 # A round follows: a blocked round's missing reveal is its fault (R18),
                 # checked before its adjustments (R34, R36).
                 game.check_revealed()

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 from django.db import transaction
 from django.utils import timezone
 
-from referee import folding, signals, store
+from referee import folding, settled, signals, store
 from referee.engine import Game as EngineGame
 from referee.engine import RefereeError
 from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
@@ -175,6 +175,7 @@ def events_correct(
         precondition=precondition,
         idempotency=idempotency,
         kind=kind,
+        rounds_from=_first_round_of(changes) if actor.is_organiser else None,
     )
 
 
@@ -203,6 +204,11 @@ def event_amend_any(
         precondition=precondition,
         idempotency=idempotency,
         kind=Correction.Kind.AMEND,
+        rounds_from=(
+            _first_round_of([Change("amend", position, payload=payload)])
+            if actor.is_organiser
+            else None
+        ),
     )
 
 
@@ -266,6 +272,7 @@ def round_void(
         precondition=precondition,
         idempotency=idempotency,
         kind=Correction.Kind.VOID,
+        rounds_from=round,
     )
 
 
@@ -296,6 +303,7 @@ def round_adjust(
         precondition=precondition,
         idempotency=idempotency,
         kind=Correction.Kind.ADJUST,
+        rounds_from=round,
     )
 
 
@@ -325,7 +333,7 @@ def seat_substitute(
         entry_name, player_id = _seat_entry(game, name, player, allow_elsewhere)
         number = round
         if number is None:
-            number = _current_round_number(_fold_slots(game, slots)[0])
+            number = _current_round_number(_fold_last_round(game, slots))
         payload = {"round": number, "seat": seat, "name": entry_name, "player": player_id}
         kept = [
             s
@@ -445,15 +453,21 @@ def _correct(
     precondition: Precondition | None,
     idempotency: Idempotency | None,
     kind: str,
+    rounds_from: Any = None,
 ) -> Corrected | Replay[Corrected]:
-    """Lock the game, ``edit`` its live events, judge the result as a replay and store it."""
+    """Lock the game, ``edit`` its live events, judge the result as a replay and store it.
+
+    ``rounds_from``: the first round ``edit`` may change (a ruling on round k: R35, R36),
+    if known. The live events of the rounds from it on are then the only ones read and
+    edited (``_tail``), so that a ruling on the last round reads that round, not the game
+    (issue 29)."""
     refused: RefereeError | None = None
     with transaction.atomic():
         game = guard.lock(game_id, actor)
         if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
         guard.check_open(game, precondition, actor)
-        live = store.live_events(game)  # built without the ORM's iterator (issue 29)
+        live, since = _tail(game, rounds_from)
         before = [_Slot(e.kind, e.payload, e.round_number, e) for e in live]
         after = edit(game, list(before))
         if _same(before, after):
@@ -463,8 +477,9 @@ def _correct(
             corrected = Corrected(game, None, state)
             remember(game, idempotency, corrected)
             return corrected
+        start = _start(game, before, after)
         try:
-            engine = _judge(game, after)
+            engine = _judge(game, after, start)
         except RefereeError as error:
             refused = error.with_names(game.players)
             changes = _audit(before, after)
@@ -477,7 +492,7 @@ def _correct(
                 seats
                 and actor.token is not None  # the organiser's repairs never count (R31)
                 and not probes.is_repeat(game, logged_kind, logged, actor, error.code)
-                and _depends_on_hands(game, after, actor.seat, error)
+                and _depends_on_hands(game, after, actor.seat, error, start)
             ):
                 probes.count_probe(
                     game, actor, TableAlert.Kind.REFUSALS, seats, round_number=error.round
@@ -486,18 +501,29 @@ def _correct(
         if refused is None:
             after = _placed(engine, after)
             now = timezone.now()
-            correction, next_position = _store(game, before, after, actor, reason, kind, now)
-            verification.verifications_refresh(game=game, actor=actor)  # resolves or resets
-            snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(engine.rules))
+            correction, next_position = _store(
+                game, before, after, actor, reason, kind, now, tail=since > 1
+            )
+            verification.verifications_refresh(  # resolves or resets
+                game=game, actor=actor, engine=engine, since=engine.rounds_before + 1
+            )
+            snapshot = folding.advance_snapshot(
+                engine, start or folding.initial_snapshot(engine.rules)
+            )
             store.commit_refold(
                 game,
                 snapshot=snapshot,
-                substitutes=substitutes_of(after),
+                substitutes=_substitutes_before(game, since) + substitutes_of(after),
                 verification=verification.shown(game, snapshot),
                 next_position=next_position,
             )
             signals.rounds_changed.send(
-                Game, game=game, engine=engine, played_at=None, settled_at=_settled_at(after, now)
+                Game,
+                game=game,
+                engine=engine,
+                played_at=None,
+                settled_at=_settled_at(after, now),
+                snapshot=start,  # the engine resumed there: rounds from its round on
             )
             state = game_state_for(
                 game, viewer=actor.seat, viewer_label=actor.label, organiser=actor.is_organiser
@@ -515,7 +541,11 @@ def _correct(
 
 
 def _depends_on_hands(
-    game: Game, after: list[_Slot], seat: int | None, error: RefereeError
+    game: Game,
+    after: list[_Slot],
+    seat: int | None,
+    error: RefereeError,
+    start: dict[str, Any] | None = None,
 ) -> bool:
     """Whether the refusal ``error`` of the corrected events ``after`` depended on another
     seat's declared hand (R31): judged without those hands, they are accepted or refused
@@ -524,7 +554,7 @@ def _depends_on_hands(
     if len(kept) == len(after):
         return False
     try:
-        _judge(game, kept)
+        _judge(game, kept, start)
     except RefereeError as other:
         return not probes.same_refusal(error, other)
     return True
@@ -646,7 +676,7 @@ def _same(before: list[_Slot], after: list[_Slot]) -> bool:
     )
 
 
-def _judge(game: Game, slots: list[_Slot]) -> EngineGame:
+def _judge(game: Game, slots: list[_Slot], snapshot: dict[str, Any] | None = None) -> EngineGame:
     """Judge the corrected game as the replay of its record (R37); the replay's ``Game`` is
     then cached and gives the league's rows.
 
@@ -654,15 +684,22 @@ def _judge(game: Game, slots: list[_Slot]) -> EngineGame:
     seat (R34). Where the table entered them in another order (a hand declared after
     some moves), the events are also folded in their own order, which must put each in
     the round it belongs to (R30): else ``round_over``. Raises the first ``RefereeError``.
+
+    ``snapshot`` (``_start``): where the judging starts, the stored standing before round
+    ``snapshot["round"]`` (issue 29): only the slots of that round on are judged, and the
+    engine holds only those rounds (``rounds_before`` the rest). ``None``: from the start.
     """
-    entries = [folding.Entry(s.kind, s.payload, s.round) for s in slots]
     rules = rules_of(game)
+    first = 1 if snapshot is None else int(snapshot["round"])
+    slots = [s for s in slots if s.round >= first]
+    entries = [folding.Entry(s.kind, s.payload, s.round - first + 1) for s in slots]
     record = folding.entries_record(game.players, rules, entries)
     # A table's declared hands may share a tile (R31): a correction judges them as the
     # live fold does, so that it answers no question about other hands either.
-    engine = replay(Record.parse(record), stored=True, shared_hands=True)
+    start = folding.resume(rules, snapshot) if snapshot is not None else None
+    engine = replay(Record.parse(record), stored=True, shared_hands=True, start=start)
     if not _in_record_order(entries, folding.record_entries(record["rounds"])):
-        _, effects = _fold_slots(game, slots)
+        _, effects = _fold_slots(game, slots, snapshot)
         for slot, effect in zip(slots, effects, strict=True):
             if effect.round != slot.round:
                 raise RoundOver(gettext_noop("the round is over: no event can follow its end")).at(
@@ -684,8 +721,113 @@ def _in_record_order(entries: list[folding.Entry], replayed: list[folding.Entry]
     return True
 
 
-def _fold_slots(game: Game, slots: list[_Slot]) -> tuple[EngineGame, list[folding.Effects]]:
-    return folding.fold(rules_of(game), [(s.kind, s.payload) for s in slots])
+def _fold_slots(
+    game: Game, slots: list[_Slot], snapshot: dict[str, Any] | None = None
+) -> tuple[EngineGame, list[folding.Effects]]:
+    return folding.fold(rules_of(game), [(s.kind, s.payload) for s in slots], snapshot=snapshot)
+
+
+def _first_round_of(changes: Sequence[Change]) -> Callable[[Game], int | None]:
+    """The first round that ``changes`` may touch, found under the game's lock: the rounds
+    of the live events at their positions (one query), the rounds that insertions and
+    amended rulings name. ``None`` (read the whole game) when an insertion names no round
+    and precedes no event, or a position is no live event (the whole game's read then
+    says so: ``event_not_amendable``)."""
+
+    def first(game: Game) -> int | None:
+        numbers: list[int] = []
+        for change in changes:
+            payload = change.payload or {}
+            named = payload.get("round") if change.op != "insert" else None
+            if change.op == "insert":
+                named = folding.ruling_round(change.kind or "", payload) or change.round
+                if named is None and change.position is None:
+                    return None
+            if named is not None:
+                if type(named) is not int:
+                    return None
+                numbers.append(named)
+        positions = {c.position for c in changes if c.position is not None}
+        if positions:
+            found = dict(
+                Event.objects.filter(
+                    game=game, revoked_by__isnull=True, position__in=positions
+                ).values_list("position", "round_number")
+            )
+            if set(found) != positions:
+                return None
+            numbers.extend(found.values())
+        return min(numbers) if numbers else None
+
+    return first
+
+
+def _tail(game: Game, rounds_from: Any) -> tuple[list[Event], int]:
+    """The live events a correction reads, and the first round among them: those of the
+    rounds from ``rounds_from`` on when round ``rounds_from - 1`` has a stored row (its
+    standing is where the judging resumes, ``settled.snapshot_before``) and some event is
+    of those rounds; else every live event, from round 1. Built without the ORM's
+    iterator (issue 29). ``rounds_from`` may be a function of the locked game."""
+    if callable(rounds_from):
+        rounds_from = rounds_from(game)
+    if type(rounds_from) is int and rounds_from > 1:
+        if settled.snapshot_before(game, rounds_from) is not None:
+            live = store.live_events(game, since_round=rounds_from)
+            if live:
+                return live, rounds_from
+    return store.live_events(game), 1
+
+
+def _substitutes_before(game: Game, since: int) -> list[list[Any]]:
+    """``substitutes_of`` the live substitute events of the rounds before ``since`` (those
+    a correction read from round ``since`` on did not read, R38). No query for round 1."""
+    if since <= 1:
+        return []
+    rows = (
+        Event.objects.filter(
+            game=game, kind=Event.Kind.SUBSTITUTE, revoked_by__isnull=True, round_number__lt=since
+        )
+        .order_by("position")
+        .values_list("payload", flat=True)
+    )
+    return substitutes_of([_Slot(Event.Kind.SUBSTITUTE, payload, 0) for payload in rows])
+
+
+def _fold_last_round(game: Game, slots: list[_Slot]) -> EngineGame:
+    """The fold of the last round of ``slots`` (the game's live events), resumed at the
+    standing stored before it (``settled.snapshot_before``, issue 29), else of them all:
+    enough to tell the round in play (``_current_round_number``)."""
+    last = max((s.round for s in slots), default=1)
+    snapshot = settled.snapshot_before(game, last)
+    if snapshot is None:
+        return _fold_slots(game, slots)[0]
+    return _fold_slots(game, [s for s in slots if s.round >= last], snapshot)[0]
+
+
+def _first_changed(before: list[_Slot], after: list[_Slot]) -> int:
+    """The first round whose events differ between ``before`` and ``after`` (both in a
+    replay's order, ``_canonical``): the rounds before it are the same events. 1 when
+    ``before`` is not in that order (then nothing is assumed)."""
+    rounds = [s.round for s in before]
+    if rounds != sorted(rounds):
+        return 1
+    for old, new in zip(before, after, strict=False):
+        if old.origin is not new.origin or old.payload != new.payload or old.round != new.round:
+            return min(old.round, new.round)
+    rest = before[len(after) :] or after[len(before) :]
+    return rest[0].round if rest else max(rounds, default=1)
+
+
+def _start(game: Game, before: list[_Slot], after: list[_Slot]) -> dict[str, Any] | None:
+    """Where a correction's judging starts (issue 29): the snapshot before the first round
+    it changes, k (``_first_changed``), read from round k - 1's stored result
+    (``settled.snapshot_before``), so that a change of round k replays the rounds from k
+    on only. ``None`` (judge from the start) for round 1, or when round k - 1 has no
+    stored row. A change that leaves round k with no event starts at the last round that
+    has one (the game's snapshot is always the start of its last round)."""
+    number = _first_changed(before, after)
+    number = min(number, max((s.round for s in after), default=1))
+    return settled.snapshot_before(game, number)
 
 
 def _current_round_number(engine: EngineGame) -> int:
@@ -704,6 +846,7 @@ def _store(
     reason: str,
     kind: str,
     now: Any,
+    tail: bool = False,
 ) -> tuple[Correction, int]:
     """Write the corrected events (``store.replace_events``): revoke the replaced, add the
     new, renumber the rest. The correction, and the position after the last event."""
@@ -719,6 +862,8 @@ def _store(
     # Final positions: increasing; an event kept or amended in order keeps its position.
     positions: list[int] = []
     previous = -1
+    if tail:  # events read from a later round on (``_tail``) follow the earlier ones
+        previous = min((s.origin.position for s in before if s.origin is not None), default=0) - 1
     for slot in after:
         origin = slot.origin
         previous = (

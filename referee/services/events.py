@@ -23,7 +23,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from referee import folding, signals, store
+from referee import folding, settled, signals, store
 from referee.engine import Game as EngineGame
 from referee.engine import RefereeError
 from referee.engine.tiles import Tile
@@ -47,7 +47,7 @@ from referee.idempotency import (
 )
 from referee.models import Correction, Event, Game, GameSession, TableAlert
 from referee.selectors import game_state, game_state_for
-from referee.services import corrections, games, guard, probes, verification
+from referee.services import corrections, guard, probes, verification
 from referee.services.corrections import Corrected
 from referee.services.guard import Actor, Precondition
 from referee.store import rules_of, state_of
@@ -573,7 +573,7 @@ def event_undo(
             game=game, kind=Correction.Kind.UNDO, entered_by=actor.label, reason=reason
         )
         store.revoke_events([last], correction)
-        undone = Undone(game, correction, last, _after_correction(game, actor))
+        undone = Undone(game, correction, last, _after_correction(game, actor, last))
         remember(game, idempotency, undone)
     return undone
 
@@ -705,19 +705,36 @@ def _open_session(game: Game) -> tuple[int, int]:
     return session.pk, session.number
 
 
-def _after_correction(game: Game, actor: Actor) -> dict[str, Any]:
-    """Refold the whole game after an undo: a new version with the fold's snapshot, the
+def _after_correction(game: Game, actor: Actor, undone: Event) -> dict[str, Any]:
+    """Refold the game after an undo of ``undone``, from the round it belongs to (or names,
+    a ruling) on, resumed at the standing stored before it (``settled.snapshot_before``,
+    issue 29; from the start without one): a new version with the fold's snapshot, the
     live substitutes (R38) and the verifications as they stand (an undo may reopen a
-    verified round); the league follows. The game's state as ``actor`` sees it then."""
-    engine, _ = games.full_fold(game)
-    snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(engine.rules))
+    verified round); the league follows, rows from that round on. The game's state as
+    ``actor`` sees it then."""
+    named = folding.ruling_round(undone.kind, undone.payload)
+    number = min(undone.round_number, named or undone.round_number)
+    last = game.events.filter(revoked_by__isnull=True).aggregate(last=Max("round_number"))
+    number = min(number, last["last"] or 1)  # a round left with no event is not begun
+    start = settled.snapshot_before(game, number)
+    first = start["round"] if start is not None else 1
+    live = store.live_events(game, since_round=first)
+    engine, effects = folding.fold(
+        rules_of(game), [(e.kind, e.payload) for e in live], snapshot=start
+    )
+    settled_at = {
+        effect.round: event.created_at
+        for event, effect in zip(live, effects, strict=True)
+        if effect.settled
+    }
+    snapshot = folding.advance_snapshot(engine, start or folding.initial_snapshot(engine.rules))
     substitutes = [
         [p.get("round"), p.get("seat"), p.get("name"), p.get("player")]
         for p in game.events.filter(revoked_by__isnull=True, kind=Event.Kind.SUBSTITUTE)
         .order_by("position")
         .values_list("payload", flat=True)
     ]
-    verification.verifications_refresh(game=game, actor=actor, engine=engine)
+    verification.verifications_refresh(game=game, actor=actor, engine=engine, since=first)
     store.commit_refold(
         game,
         snapshot=snapshot,
@@ -725,7 +742,9 @@ def _after_correction(game: Game, actor: Actor) -> dict[str, Any]:
         verification=verification.shown(game, snapshot),
     )
     # The correction may change any settled round; each keeps its time (issue 13 item 5).
-    signals.rounds_changed.send(Game, game=game, engine=engine, played_at=None)
+    signals.rounds_changed.send(
+        Game, game=game, engine=engine, played_at=None, settled_at=settled_at, snapshot=start
+    )
     return game_state_for(
         game, viewer=actor.seat, viewer_label=actor.label, organiser=actor.is_organiser
     )

@@ -488,13 +488,20 @@ def _stale(row: RoundVerification, digest: str, *, voided: bool, by: Actor | Non
     row.save()
 
 
-def verifications_refresh(*, game: Game, actor: Actor, engine: EngineGame | None = None) -> None:
+def verifications_refresh(
+    *, game: Game, actor: Actor, engine: EngineGame | None = None, since: int = 1
+) -> None:
     """After a correction, an undo or a void (the game's lock held): every verified or
     disputed round whose live events or outcome changed (``_digest``) is reset or
     resolved (see the module's decisions). ``engine``: the fold of the game's live
-    events, if the caller has it. The caller commits the new version with the cache of
-    what the state shows (``shown``). No row: one query and nothing else."""
-    rows = list(game.verifications.all())
+    events, if the caller has it; ``since``: the first round that may have changed (a
+    correction of round k, issue 29): the rounds before it are left as they are, and
+    ``engine`` may be resumed there (``rounds_before`` = ``since`` - 1). The caller
+    commits the new version with the cache of what the state shows (``shown``). No row:
+    one query and nothing else."""
+    if engine is not None and engine.rounds_before >= since:
+        raise ValueError("the fold begins after the first round to refresh")
+    rows = list(game.verifications.filter(round_number__gte=since))
     if not rows:
         return
     results = _results(game, engine)
