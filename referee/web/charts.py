@@ -135,6 +135,7 @@ def game_stones(
         show_minor_x_labels=True,
         min_scale=2,
         include_x_axis=True,
+        y_labels=_whole_numbers(max(max(r["after"]["stones"]) for r in done)),
     )
     for seat, name in enumerate(names):
         points = []
@@ -166,6 +167,13 @@ def game_stones(
         "S marks the first round of a sitting."
     )
     return Picture(svg=_svg(chart), caption=caption, columns=columns, rows=rows)
+
+
+def _whole_numbers(top: int) -> list[int]:
+    """Axis labels for a count of stones or rounds: whole numbers from 0 to at least
+    ``top``, at most about eight of them (a stone is never a fraction, R22)."""
+    step = max(1, -(-max(top, 2) // 8))
+    return list(range(0, max(top, 2) + step, step))
 
 
 class Evening(Protocol):
@@ -204,6 +212,7 @@ def evenings(*, name: str, nights: Sequence[Evening], date_format: Any) -> Pictu
         y_title=gettext("Stones, rounds"),
         include_x_axis=True,
         min_scale=2,
+        y_labels=_whole_numbers(max(max(n.received, n.won) for n in nights)),
     )
     chart.add(gettext("Stones received"), [n.received for n in nights])
     chart.add(gettext("Rounds won"), [n.won for n in nights])

@@ -59,6 +59,25 @@ def test_a_game_picture_marks_the_camat_elected_and_each_sitting_r24_r27() -> No
     assert re.search(r'class="axis x[^"]*".*?class="major"', svg, re.S)
 
 
+def _y_labels(svg: str) -> list[str]:
+    axis = re.split(r'<g class="(?:axis|series|plot)', svg.split('class="axis y', 1)[1])[0]
+    return re.findall(r"<text[^>]*>([^<]+)</text>", axis)
+
+
+@pytest.mark.parametrize("top", [1, 2, 7, 25])
+def test_the_stones_axis_counts_whole_stones_r22(top: int) -> None:
+    """QA: an axis of 0, 0.1 … 1 drew fractions of a stone; stones are whole (R22)."""
+    rounds = [_round(1, [top, 0, 0, 0, 0]), _round(2, [0, top, 0, 0, 0])]
+
+    picture = charts.game_stones(names=PLAYERS, rounds=rounds, sittings={})
+
+    assert picture is not None
+    labels = _y_labels(str(picture.svg))
+    assert labels, "no y-axis labels found"
+    assert all(label.strip().isdigit() for label in labels), labels
+    assert max(int(label) for label in labels) >= top
+
+
 def test_no_picture_before_a_round_ends() -> None:
     in_play = [{"number": 1, "ending": None, "void": False, "after": {"stones": [0] * 5}}]
 
