@@ -65,10 +65,18 @@ def _transfers(transfers: list[dict[str, Any]], seats: list[dict[str, Any]]) -> 
             "to": table if t["to"] == "table" else _who(t["to"], seats),
             "source": None if t["from"] == "table" else _who(t["from"], seats),
             "stones": t["stones"],
-            "reason": _named(REASON_WORDS.get(t["reason"], t["reason"].upper()))["text"],
+            "reason": reason_text(t["reason"]),
         }
         for t in transfers
     ]
+
+
+def reason_text(reason: str) -> str:
+    """Why stones moved (a transfer's ``reason``, R23/R36) in the page's words: the game's
+    own names as they are, PASS, FIRST CAPPU and an adjustment translated."""
+    if reason == "adjustment":
+        return gettext("adjustment")
+    return str(_named(REASON_WORDS.get(reason, reason.upper()))["text"])
 
 
 def event_view(event: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from referee.services import Precondition, corrections
 from referee.web import organiser_forms as of
 from referee.web import organising
 from referee.web.organising import organiser_page
-from referee.web.panels import REASON_WORDS
+from referee.web.panels import reason_text
 from referee.web.taps import database_unavailable_as_503
 
 
@@ -268,8 +268,10 @@ def _names_at(game: Game, live: list[Event], number: int) -> list[str]:
 
 
 def _holder(value: Any, names: list[str]) -> str:
+    """Who gives or takes stones in "N stones from X to Y": a seat's player or the table,
+    in the case that sentence needs (pl "od stołu", "dla stołu"; QA)."""
     if value == "table":
-        return pgettext("stones", "the table")
+        return pgettext("stones from or to", "the table")
     if isinstance(value, int) and 0 <= value < len(names):
         return names[value]
     return str(value)
@@ -394,7 +396,7 @@ def _result_view(
                 "source": _holder(t["from"], names),
                 "to": _holder(t["to"], names),
                 "stones": t["stones"],
-                "reason": REASON_WORDS.get(t["reason"], t["reason"].upper()),
+                "reason": reason_text(t["reason"]),
             }
             for t in result.get("transfers", [])
         ],

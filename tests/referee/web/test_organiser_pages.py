@@ -94,6 +94,35 @@ def test_a_round_page_shows_its_result_and_every_event_with_its_move_number(sign
     assert page.content.decode().count('class="edit button"') == len(CEKI)
 
 
+@pytest.mark.parametrize(
+    ("language", "first_cappu", "from_the_table"),
+    [("pl", "PIERWSZE CAPPU", "od stołu"), ("fr", "PREMIER CAPPU", "de la table")],
+)
+def test_a_round_pages_stones_moved_read_in_the_pages_language_r23(
+    signed_in, played, language, first_cappu, from_the_table
+):
+    """QA: the stones moved kept the English FIRST CAPPU under another language (the badge
+    above was translated), and Polish read "od stół" for "from the table"."""
+    from django.utils import translation
+
+    from referee.web.panels import reason_text
+
+    page = signed_in.get(f"/games/{played.pk}/rounds/1/", HTTP_ACCEPT_LANGUAGE=language)
+
+    shown = text(page)
+    assert from_the_table in shown  # "2 stones from the table to Daeng" (R23a)
+    with translation.override(language):
+        # Every page words a transfer's reason the same way (R23a, R36).
+        assert reason_text("cappu") == first_cappu
+        # ... and as the result's badge names it ("FIRST CAPPU: Andi").
+        assert translation.gettext("FIRST CAPPU: %(name)s") % {"name": "Andi"} in (
+            f"{first_cappu}: Andi",
+            f"{first_cappu} : Andi",
+        )
+        assert reason_text("ceki") == "CEKI"
+        assert reason_text("adjustment") not in ("adjustment", "ADJUSTMENT")
+
+
 def test_a_round_that_has_not_begun_is_not_found(signed_in, played):
     assert signed_in.get(f"/games/{played.pk}/rounds/9/").status_code == 404
 
