@@ -25,7 +25,7 @@ CONDITIONAL = [
 PATTERN = CONDITIONAL[0][1]["schema"]["pattern"]
 
 VALID_HEADERS = ['"7"', "*", 'W/"3"', '"1", "2"', ' "7.0123456789abcdef" ', 'W/"a",W/"b"']
-MALFORMED_HEADERS = ["7", "5YL;3", '"7', "", ",", '"q7)"x', "W/7"]
+MALFORMED_HEADERS = ["7", "0", "5YL;3", '"7', " ", ",", '"q7)"x', "W/7"]
 
 
 def test_every_conditional_header_declares_the_grammar_and_length():
@@ -47,6 +47,16 @@ def test_a_header_the_parser_refuses_the_pattern_refuses(value):
     assert not re.search(PATTERN, value)
     with pytest.raises(conditional.ConditionalHeaderInvalid):
         conditional.parse_entity_tags("If-Match", value)
+
+
+def test_an_empty_header_is_as_if_not_sent_and_the_pattern_takes_it():
+    """An empty ``If-Match`` is no condition (not a 400), so the schema may not call it
+    invalid; blanks alone are an empty list and refused, by both."""
+    assert re.search(PATTERN, "")
+    assert conditional.conditions_of(if_match="", if_none_match="") is None
+    assert not re.search(PATTERN, " ")
+    with pytest.raises(conditional.ConditionalHeaderInvalid):
+        conditional.conditions_of(if_match=" ", if_none_match=None)
 
 
 def test_every_slug_and_integer_in_a_path_is_bounded():
