@@ -99,3 +99,22 @@ def test_a_body_text_that_refuses_blanks_says_so():
 def test_the_non_blank_pattern_is_what_the_fields_take(text, taken):
     assert bool(re.search(NON_BLANK_TEXT_PATTERN, text)) is taken
     assert bool(re.search(TEXT_PATTERN, text)) is (taken or text.strip() == "")
+
+
+def test_an_empty_idempotency_key_is_declared_as_taken_and_is_no_key(rf):
+    """The server takes an empty ``Idempotency-Key`` as none (not a 400), so the schema
+    may not call it too short; one over 255 characters is declared and refused alike."""
+    from rest_framework.exceptions import ValidationError
+    from rest_framework.request import Request
+
+    from referee.api.writes import IDEMPOTENCY_KEY_MAX_LENGTH, idempotency_of
+
+    keys = [p for _op, p in PARAMETERS if p["in"] == "header" and p["name"] == "Idempotency-Key"]
+    assert len(keys) > 10
+    for parameter in keys:
+        assert parameter["schema"].get("minLength", 0) == 0
+        assert parameter["schema"]["maxLength"] == IDEMPOTENCY_KEY_MAX_LENGTH
+
+    assert idempotency_of(Request(rf.post("/", HTTP_IDEMPOTENCY_KEY=""))) is None
+    with pytest.raises(ValidationError):
+        idempotency_of(Request(rf.post("/", HTTP_IDEMPOTENCY_KEY="k" * 256)))
