@@ -30,6 +30,14 @@ def _known_zones() -> frozenset[str]:
     return frozenset(zoneinfo.available_timezones())
 
 
+def time_zone_pattern() -> str:
+    """A regular expression (ECMA 262 and Python alike) matching exactly the zone names
+    ``is_time_zone`` accepts: the OpenAPI schema's ``pattern`` of a club's ``time_zone``.
+    Zone names hold letters, digits, ``/``, ``_``, ``-`` and ``+`` (escaped here)."""
+    names = (name.replace("+", "\\+") for name in sorted(_known_zones()))
+    return "^(?:" + "|".join(names) + ")$"
+
+
 def is_time_zone(name: object) -> bool:
     """Whether ``name`` is an IANA zone name known to this machine's time zone database,
     spelt exactly (``Asia/Makassar``; not ``asia/makassar``, a path or an offset)."""

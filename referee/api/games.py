@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import Any
 
 from django.db.models import QuerySet
-from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.request import Request
@@ -520,11 +519,9 @@ class EventLogView(GameMixin, APIView):
 
 
 def _page_number(request: Request) -> int:
-    """``?page=`` as a whole number from 1 (400 ``invalid`` otherwise)."""
-    raw = request.query_params.get("page", "1")
-    if not raw.isdecimal() or len(raw) > 9 or int(raw) < 1:
-        raise serializers.ValidationError({"page": [gettext("A whole number from 1.")]})
-    return int(raw)
+    """``?page=`` as a whole number from 1 to ``MAX_PAGE`` (the bound the schema declares),
+    1 if absent or blank; a 400 ``invalid`` naming ``page`` otherwise."""
+    return BoundedPageNumberPagination._bounded(request, "page", MAX_PAGE) or 1
 
 
 def _visible_payload(event: Event, viewer: int | None, viewer_label: str) -> dict[str, Any]:

@@ -5,7 +5,8 @@ operation the limits the server enforces before any view runs, so a request the 
 calls valid is not refused at the edge and one it calls invalid is:
 
 - ``If-Match``/``If-None-Match``: ``*`` or a list of entity tags, at most
-  ``referee.conditional.MAX_HEADER_LENGTH`` characters (else 400 ``precondition_invalid``);
+  ``referee.conditional.MAX_HEADER_LENGTH`` characters (else 400 ``precondition_invalid``),
+  or empty (as if not sent);
 - a club's ``slug`` in a path: the characters Django's ``slug`` converter matches;
 - an integer in a path: 0 to ``MAX_ID`` (Django's ``int`` converter takes no sign), a seat
   0 to 4 (R3), a round's number from 1.
@@ -19,7 +20,9 @@ from referee.conditional import MAX_HEADER_LENGTH
 from referee.inputs import MAX_ID
 
 ENTITY_TAG = r'(W/)?"[\x21\x23-\x7e]*"'
-CONDITIONAL_HEADER_PATTERN = rf"^[ \t]*(\*|{ENTITY_TAG}([ \t]*,[ \t]*{ENTITY_TAG})*)[ \t]*$"
+# An empty value is taken as no header (``referee.conditional.conditions_of``), so the
+# pattern takes it too; blanks alone or a bare comma are an empty list: 400.
+CONDITIONAL_HEADER_PATTERN = rf"^([ \t]*(\*|{ENTITY_TAG}([ \t]*,[ \t]*{ENTITY_TAG})*)[ \t]*)?$"
 SLUG_PATTERN = r"^[-a-zA-Z0-9_]+$"
 CONDITIONAL_HEADERS = ("If-Match", "If-None-Match")
 # A seat is 0–4 (R3) and rounds are counted from 1: the views refuse others with 400.

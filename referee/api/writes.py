@@ -50,11 +50,12 @@ SEATS_EXAMPLE = OpenApiExample(
 )
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key",
-    {"type": "string", "minLength": 1, "maxLength": 255},
+    {"type": "string", "maxLength": IDEMPOTENCY_KEY_MAX_LENGTH},
     OpenApiParameter.HEADER,
     required=False,
     description="Any unique string (≤ 255 characters). A retry with the same key and body "
-    "returns the first response; the same key with another body gets 422.",
+    "returns the first response; the same key with another body gets 422. An empty key is "
+    "no key (the write is not kept for retries); a longer one is a 400.",
 )
 IF_MATCH_HEADER = OpenApiParameter(
     "If-Match",

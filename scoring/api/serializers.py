@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from referee.api.schema import GameStatusField
@@ -19,7 +20,12 @@ from referee.models import Game
 from scoring import selectors
 from scoring.exceptions import ENDS_BEFORE_START
 from scoring.models import Club, Membership, Player, Season, ends_before_start
-from scoring.zones import UNKNOWN_TIME_ZONE, UNKNOWN_TIME_ZONE_TEXT, is_time_zone
+from scoring.zones import (
+    UNKNOWN_TIME_ZONE,
+    UNKNOWN_TIME_ZONE_TEXT,
+    is_time_zone,
+    time_zone_pattern,
+)
 
 # -- clubs and members ---------------------------------------------------------------------
 
@@ -37,6 +43,19 @@ def time_zone_name(value: str) -> None:
     """A zone name's validator: an IANA name this server knows (``unknown_time_zone``)."""
     if not is_time_zone(value):
         raise serializers.ValidationError(UNKNOWN_TIME_ZONE_TEXT, code=UNKNOWN_TIME_ZONE)
+
+
+@extend_schema_field({"type": "string", "maxLength": 64, "pattern": time_zone_pattern()})
+class TimeZoneField(serializers.CharField):
+    """A club's zone as given: an IANA name this server knows, spelt exactly (no space
+    trimmed), declared as a pattern of exactly those names; else 400 ``invalid`` whose
+    field error is ``unknown_time_zone``."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("max_length", 64)
+        kwargs.setdefault("trim_whitespace", False)
+        kwargs.setdefault("validators", [time_zone_name])
+        super().__init__(**kwargs)
 
 
 class ClubSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -61,10 +80,8 @@ class ClubCreateSerializer(StrictSerializer):
     is_public = serializers.BooleanField(
         required=False, default=False, help_text="Publish the league records to everyone."
     )
-    time_zone = serializers.CharField(
-        max_length=64,
+    time_zone = TimeZoneField(
         required=False,
-        validators=[time_zone_name],
         help_text=TIME_ZONE_HELP + " Default: the server's time zone (`TIME_ZONE`).",
     )
 
@@ -72,9 +89,7 @@ class ClubCreateSerializer(StrictSerializer):
 class ClubUpdateSerializer(StrictSerializer):
     name = serializers.CharField(max_length=120, required=False, validators=[visible_name])
     is_public = serializers.BooleanField(required=False)
-    time_zone = serializers.CharField(
-        max_length=64, required=False, validators=[time_zone_name], help_text=TIME_ZONE_HELP
-    )
+    time_zone = TimeZoneField(required=False, help_text=TIME_ZONE_HELP)
 
 
 class MembershipSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]

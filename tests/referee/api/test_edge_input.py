@@ -236,6 +236,30 @@ def test_the_audit_trail_is_paginated(world, settings):
     assert bad.status_code == 400
 
 
+def test_the_audit_trail_accepts_every_page_its_schema_declares(world):
+    """``page`` is declared 1..MAX_PAGE: the largest is an empty page, one more a 400."""
+    from referee.api.pagination import MAX_PAGE
+
+    game_id = world["params"]["game_id"]
+    url = f"{API}/games/{game_id}/events/"
+    schema = world["organiser"].get("/api/v1/schema/?format=json").json()
+    declared = next(
+        p["schema"]
+        for p in schema["paths"]["/api/v1/games/{game_id}/events/"]["get"]["parameters"]
+        if p["name"] == "page"
+    )
+    assert declared["maximum"] == MAX_PAGE
+
+    for page in (MAX_PAGE - 1, MAX_PAGE):
+        answer = world["organiser"].get(f"{url}?page={page}")
+        assert answer.status_code == 200, answer.content
+        assert answer.json()["events"] == []
+    for page in (MAX_PAGE + 1, "\u0661"):  # past the bound; an Arabic-Indic digit one
+        refused = world["organiser"].get(url, {"page": page})
+        assert refused.status_code == 400
+        assert refused.json()["code"] == "invalid_query"
+
+
 # -- the public scoring endpoint -------------------------------------------------------
 
 

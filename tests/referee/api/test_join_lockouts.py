@@ -201,3 +201,21 @@ def test_a_lockout_is_shared_by_two_worker_processes_and_outlives_them():
 
     assert first["statuses"] == [404, 404, 404]
     assert second["statuses"] == [429]
+
+
+def test_the_lifted_address_is_declared_as_ipv4_or_ipv6_and_only_that_is_taken(db):
+    """The schema says ``format: ipv4``/``ipv6`` (not any string): ``"0"`` or a padded
+    address is a 400 ``invalid`` naming ``address``, as the schema calls them invalid."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    declared = schema["components"]["schemas"]["LockoutLift"]["properties"]["address"]
+    assert {b.get("format") for b in declared["anyOf"]} == {"ipv4", "ipv6"}
+
+    staff = token_client(UserFactory(is_staff=True))
+    for address in ("0", " 198.51.100.20", "198.51.100.20 "):
+        refused = staff.post(LIFT_URL, {"address": address}, format="json")
+        assert refused.status_code == 400, address
+        assert [e["field"] for e in refused.json()["errors"]] == ["address"]
+    for address in (CLUB, "2001:db8::1"):
+        assert staff.post(LIFT_URL, {"address": address}, format="json").status_code == 200

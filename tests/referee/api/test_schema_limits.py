@@ -25,7 +25,7 @@ CONDITIONAL = [
 PATTERN = CONDITIONAL[0][1]["schema"]["pattern"]
 
 VALID_HEADERS = ['"7"', "*", 'W/"3"', '"1", "2"', ' "7.0123456789abcdef" ', 'W/"a",W/"b"']
-MALFORMED_HEADERS = ["7", "5YL;3", '"7', "", ",", '"q7)"x', "W/7"]
+MALFORMED_HEADERS = ["7", "0", "5YL;3", '"7', " ", ",", '"q7)"x', "W/7"]
 
 
 def test_every_conditional_header_declares_the_grammar_and_length():
@@ -49,6 +49,16 @@ def test_a_header_the_parser_refuses_the_pattern_refuses(value):
         conditional.parse_entity_tags("If-Match", value)
 
 
+def test_an_empty_header_is_as_if_not_sent_and_the_pattern_takes_it():
+    """An empty ``If-Match`` is no condition (not a 400), so the schema may not call it
+    invalid; blanks alone are an empty list and refused, by both."""
+    assert re.search(PATTERN, "")
+    assert conditional.conditions_of(if_match="", if_none_match="") is None
+    assert not re.search(PATTERN, " ")
+    with pytest.raises(conditional.ConditionalHeaderInvalid):
+        conditional.conditions_of(if_match=" ", if_none_match=None)
+
+
 def test_every_slug_and_integer_in_a_path_is_bounded():
     path_parameters = [(op, p) for op, p in PARAMETERS if p["in"] == "path"]
     slugs = [p for _op, p in path_parameters if p["name"] == "slug"]
@@ -69,8 +79,9 @@ def test_a_body_text_that_refuses_blanks_says_so():
     join = SCHEMA["components"]["schemas"]["Join"]["properties"]["join_code"]
     assert join["minLength"] == 1
     assert join["pattern"] == NON_BLANK_TEXT_PATTERN
+    # An address is declared by its formats, which no blank matches.
     lift = SCHEMA["components"]["schemas"]["LockoutLift"]["properties"]["address"]
-    assert lift["minLength"] == 1
+    assert {branch["format"] for branch in lift["anyOf"]} == {"ipv4", "ipv6"}
 
 
 @pytest.mark.parametrize(
@@ -89,3 +100,22 @@ def test_a_body_text_that_refuses_blanks_says_so():
 def test_the_non_blank_pattern_is_what_the_fields_take(text, taken):
     assert bool(re.search(NON_BLANK_TEXT_PATTERN, text)) is taken
     assert bool(re.search(TEXT_PATTERN, text)) is (taken or text.strip() == "")
+
+
+def test_an_empty_idempotency_key_is_declared_as_taken_and_is_no_key(rf):
+    """The server takes an empty ``Idempotency-Key`` as none (not a 400), so the schema
+    may not call it too short; one over 255 characters is declared and refused alike."""
+    from rest_framework.exceptions import ValidationError
+    from rest_framework.request import Request
+
+    from referee.api.writes import IDEMPOTENCY_KEY_MAX_LENGTH, idempotency_of
+
+    keys = [p for _op, p in PARAMETERS if p["in"] == "header" and p["name"] == "Idempotency-Key"]
+    assert len(keys) > 10
+    for parameter in keys:
+        assert parameter["schema"].get("minLength", 0) == 0
+        assert parameter["schema"]["maxLength"] == IDEMPOTENCY_KEY_MAX_LENGTH
+
+    assert idempotency_of(Request(rf.post("/", HTTP_IDEMPOTENCY_KEY=""))) is None
+    with pytest.raises(ValidationError):
+        idempotency_of(Request(rf.post("/", HTTP_IDEMPOTENCY_KEY="k" * 256)))

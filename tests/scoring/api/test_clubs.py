@@ -304,6 +304,32 @@ def test_an_unknown_time_zone_is_a_400_with_a_stable_code(
     assert club.time_zone == "UTC"
 
 
+@pytest.mark.parametrize("schema_name", ["ClubCreate", "PatchedClubUpdate"])
+def test_the_declared_time_zone_pattern_is_exactly_the_zones_accepted(outsider_client, schema_name):
+    """The schema's ``time_zone`` pattern matches every zone the server knows and nothing
+    it refuses (a near miss, a padded name), so a schema-valid name is never a 400."""
+    import re
+    import zoneinfo
+
+    schema = outsider_client.get("/api/v1/schema/?format=json").json()
+    declared = schema["components"]["schemas"][schema_name]["properties"]["time_zone"]
+    pattern = re.compile(declared["pattern"])
+
+    assert all(pattern.search(name) for name in zoneinfo.available_timezones())
+    for refused in ["Mars/Olympus", "asia/makassar", "UTC ", " UTC", "Etc/GMT+1x", "Etc/GMT1"]:
+        assert not pattern.search(refused), refused
+
+
+def test_a_padded_time_zone_is_refused_not_trimmed(outsider_client):
+    """Spelt exactly: ``" UTC"`` is refused (``unknown_time_zone``), as the pattern says."""
+    created = outsider_client.post(
+        f"{API}/clubs/", {"name": "Bone Club", "slug": "bone", "time_zone": " UTC"}, format="json"
+    )
+
+    assert created.status_code == 400, created.content
+    assert created.json()["errors"][0]["code"] == "unknown_time_zone"
+
+
 def test_an_organiser_moves_the_club_to_another_time_zone(club, organiser_client, member_client):
     denied = member_client.patch(
         f"{API}/clubs/{club.slug}/", {"time_zone": "Asia/Makassar"}, format="json"
