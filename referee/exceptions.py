@@ -198,7 +198,7 @@ class ProbeLimited(ServiceError):
 class RequestTooLarge(ServiceError):
     status = 413
     code = "request_too_large"
-    title = _("Body over the limit")
+    title = _("Request too large")  # as every 413 of the same code (TITLES; QA)
     default_detail = _("The request body is too large.")
 
 
