@@ -137,24 +137,17 @@ def initial_snapshot(rules: RuleSet) -> dict[str, Any]:
 
 
 def advance_snapshot(game: Game, snapshot: dict[str, Any]) -> dict[str, Any]:
-    """Where a later fold may resume: the standing at the start of the last round led
-    (a round begun by declared hands alone is not led yet).
+    """Where a later fold may resume: the standing at the start of the last round begun.
 
     ``{"round": n, "rounds_played": n - 1, "standing": {table, stones, camat,
     next_leader}}``. Folding only the events of round n onward from it gives
     the same state as folding the whole game (R27).
     """
-    rounds = game.rounds
-    if rounds and not rounds[-1].round.moves:
-        # A round begun by a declaration alone is not led yet: the fold keeps resuming at
-        # the round before it, so the table can still check that round until the next
-        # lead (issue 28).
-        rounds = rounds[:-1]
-    if len(rounds) < 2:
+    if len(game.rounds) < 2:
         return snapshot
-    before = rounds[-2].after
+    before = game.rounds[-2].after
     assert before is not None
-    number = rounds[-1].round.number
+    number = game.rounds[-1].round.number
     return {"round": number, "rounds_played": number - 1, "standing": before.to_dict()}
 
 

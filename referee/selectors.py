@@ -192,20 +192,9 @@ def _round_state(engine: EngineGame, rnd: Any, status: str, viewer: int | None) 
         "ends": list(rnd.ends) if rnd.ends is not None else None,
         "playable": {str(value): [str(t) for t in tiles] for value, tiles in playable.items()},
         "awaiting_reveal": rnd.seats_awaiting_reveal(),
-        "previous": _before_the_lead(engine) if not rnd.moves else None,
+        "previous": None,
         "outcome": _outcome(rnd.outcome, engine.rounds[-1]) if rnd.outcome else None,
     }
-
-
-def _before_the_lead(engine: EngineGame) -> dict[str, Any] | None:
-    """The round before the one begun by declared hands alone: the table checks it until
-    the next lead (issue 28); ``advance_snapshot`` keeps it in the fold until then."""
-    if len(engine.rounds) < 2:
-        return None
-    before = engine.rounds[-2]
-    if before.voided:
-        return _void_banner(before)
-    return _outcome(before.round.outcome, before)
 
 
 def _outcome(outcome: RoundOutcome | None, game_round: Any) -> dict[str, Any] | None:

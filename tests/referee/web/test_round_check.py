@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from referee.models import Game
-from referee.selectors import game_state_for
 from tests.referee.web.conftest import enter
 from tests.referee.web.walks import CEKI_WITH_A_PASS, record_move
 
@@ -67,33 +66,3 @@ def test_an_award_with_nothing_left_to_give_says_so_r23() -> None:
     banner = round_banner(_settled([passed, paid]), seats)
     assert banner is not None
     assert banner["unpaid"] is None
-
-
-def test_a_hand_declared_before_the_next_lead_keeps_the_finished_round_in_view_R31(
-    game: Game, scorekeeper, joined
-):
-    """QA: a declaration begins the next round but does not lead it; the table still
-    checks the round that ended, on every phone and in the API's state, until the lead."""
-    from tests.referee.web.test_hands import declare
-
-    phone = joined(game, seat=2)
-    other = joined(game, seat=3)
-    enter(game, scorekeeper(game), CEKI)
-
-    answer = declare(phone, game, ["0-1", "0-2", "1-2", "4-4", "1-5"])
-    assert answer.status_code == 201
-    assert Game.objects.get(pk=game.pk).events.filter(kind="hand").count() == 1
-
-    for client in (phone, other):
-        page = client.get("/table/").content.decode()
-        assert "Round 1 as it ended: check it before the next lead." in page
-        assert len(_chain(page)) == PLAYED
-    state = game_state_for(Game.objects.get(pk=game.pk))
-    assert state["round"]["number"] == 2
-    assert state["round"]["previous"]["number"] == 1
-    assert len(state["round"]["previous"]["chain"]) == PLAYED
-
-    enter(game, scorekeeper(game), [{"seat": 0, "tile": "6-6"}])  # round 2's lead
-    page = other.get("/table/").content.decode()
-    assert "as it ended" not in page
-    assert game_state_for(Game.objects.get(pk=game.pk))["round"]["previous"] is None
