@@ -198,7 +198,7 @@ class ProbeLimited(ServiceError):
 class RequestTooLarge(ServiceError):
     status = 413
     code = "request_too_large"
-    title = _("Request too large")  # as every 413 of the same code (TITLES; QA)
+    title = _("Body over the limit")
     default_detail = _("The request body is too large.")
 
 

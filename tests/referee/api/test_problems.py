@@ -232,26 +232,6 @@ def test_djangos_400_for_a_body_too_large_is_a_413_problem_under_api():
     assert json.loads(response.content)["code"] == "request_too_large"
 
 
-def _subclasses(cls: type) -> list[type]:
-    return [c for sub in cls.__subclasses__() for c in (sub, *_subclasses(sub))]
-
-
-def test_one_code_has_one_title_whoever_answers_it():
-    """QA: a 413 ``request_too_large`` was "Request too large" from the HTTP layer and
-    "Body over the limit" from the service: a code names one kind of problem, one title."""
-    from referee.exceptions import ServiceError
-
-    titles: dict[str, set[str]] = {}
-    for error in _subclasses(ServiceError):
-        code = getattr(error, "code", None)
-        if isinstance(code, str):
-            titles.setdefault(code, set()).add(str(error.title))
-    titles.setdefault("request_too_large", set()).add(
-        str(problems.request_too_large_problem()["title"])
-    )
-    assert {code: seen for code, seen in titles.items() if len(seen) > 1} == {}
-
-
 UNKNOWN_API_REQUESTS = [
     ("get", "/api/v1/nope/"),
     ("get", "/api/v1/games/not-a-uuid/"),
