@@ -71,6 +71,20 @@ VARIABLES: list[tuple[str, str, str | None, Callable[[dict[str, Any]], Any], Any
     ("DJANGO_NUM_PROXIES", "base", "-1", lambda s: s["REST_FRAMEWORK"]["NUM_PROXIES"], 0),
     ("DJANGO_TIME_ZONE", "base", "Mars/Olympus", lambda s: s["TIME_ZONE"], "UTC"),
     (
+        "DJANGO_EMAIL_BACKEND",
+        "base",
+        None,
+        lambda s: s["EMAIL_BACKEND"],
+        "django.core.mail.backends.console.EmailBackend",
+    ),
+    (
+        "DJANGO_DEFAULT_FROM_EMAIL",
+        "base",
+        None,
+        lambda s: s["DEFAULT_FROM_EMAIL"],
+        "domeng@localhost",
+    ),
+    (
         "JOIN_LOCKOUT_ADDRESS_FAILURES",
         "base",
         "0",
