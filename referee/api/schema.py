@@ -1364,6 +1364,16 @@ CACHE_CONTROL_HEADERS = {
 """The ``Cache-Control`` response header of an operation whose view says how private its
 answers are (``cache_privacy``: the game views' ``PerViewer``, the league's ``LeagueCaching``)."""
 ORGANISER_SCHEMES = ("tokenAuth", "cookieAuth")
+IF_MATCH_HEADER = OpenApiParameter(
+    "If-Match",
+    {"type": "string", "example": '"7"'},
+    OpenApiParameter.HEADER,
+    required=False,
+    description='`*` or the state\'s ETag (`"<version>"`), or a list of entity tags; compared '
+    'strongly (RFC 9110 §13.1.1: a weak tag such as `W/"3"` never matches). A stale one gets '
+    "412 and the current state, and nothing is applied; a malformed one 400 "
+    "(`precondition_invalid`).",
+)
 NO_TAG_IF_MATCH_HEADER = OpenApiParameter(
     "If-Match",
     {"type": "string", "example": "*"},
@@ -1436,8 +1446,6 @@ class AutoSchema(SpectacularAutoSchema):
         """Every write honours ``If-Match`` (``referee.middleware``): a game's against its
         version (``checks_conditions``), any other against no entity tag at all."""
         if getattr(self.view, "checks_conditions", False):
-            from referee.api.writes import IF_MATCH_HEADER
-
             return IF_MATCH_HEADER
         return NO_TAG_IF_MATCH_HEADER
 

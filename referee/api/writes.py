@@ -27,6 +27,7 @@ from referee.api.auth import CanUseGame, actor_of, can_access
 from referee.api.problems import PROBLEM_CONTENT_TYPE
 from referee.api.schema import (
     ETAG_HEADER,
+    IF_MATCH_HEADER,
     CorrectionResultDocument,
     EventResultDocument,
     GameStateDocument,
@@ -56,16 +57,6 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
     description="Any unique string (≤ 255 characters). A retry with the same key and body "
     "returns the first response; the same key with another body gets 422. An empty key is "
     "no key (the write is not kept for retries); a longer one is a 400.",
-)
-IF_MATCH_HEADER = OpenApiParameter(
-    "If-Match",
-    {"type": "string", "example": '"7"'},
-    OpenApiParameter.HEADER,
-    required=False,
-    description='`*` or the state\'s ETag (`"<version>"`), or a list of entity tags; compared '
-    'strongly (RFC 9110 §13.1.1: a weak tag such as `W/"3"` never matches). A stale one gets '
-    "412 and the current state, and nothing is applied; a malformed one 400 "
-    "(`precondition_invalid`).",
 )
 IF_NONE_MATCH_WRITE_HEADER = OpenApiParameter(
     "If-None-Match",
