@@ -270,10 +270,15 @@ def _open_loop_against(delay: float) -> tuple[Tally, int]:
         server.close()
         return tally, late
 
-    # In a thread of its own: an event loop may already run in this one (Playwright's, when
-    # the browser tests ran first in the same process), and asyncio.run refuses to nest.
+    return _run_in_own_thread(run)
+
+
+def _run_in_own_thread(main):
+    """``asyncio.run(main())`` in a thread of its own: an event loop may already run in this
+    one (Playwright's, when the browser tests ran first in the same process), and asyncio.run
+    refuses to nest."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(lambda: asyncio.run(run())).result()
+        return pool.submit(lambda: asyncio.run(main())).result()
 
 
 def test_the_open_loop_counts_latency_from_when_a_move_was_due_not_when_it_was_sent():
@@ -415,7 +420,7 @@ def test_several_servers_each_get_the_next_connection_in_turn():
                 await server.wait_closed()
         return [*bodies, *(str(port).encode() for port in ports)]
 
-    *bodies, first, second = asyncio.run(scenario())
+    *bodies, first, second = _run_in_own_thread(scenario)
     assert set(bodies) == {first, second}
     assert bodies[0] != bodies[1]
     assert bodies[2:] == bodies[:2]  # in turn: first, second, first, second
