@@ -52,12 +52,14 @@ class LeagueChoice:
     """A league a new game from the organiser's form can count for: a club, or one of its
     open seasons. ``key``: the form's value (``"<club>"`` or ``"<club>/<season>"``);
     ``label``: what the form shows; ``club``/``season``: the league's own objects, passed
-    back unchanged to ``game_create``."""
+    back unchanged to ``game_create``; ``players``: a club's (not a season's) registered
+    players as (player id, label), for the form's seat pickers."""
 
     key: str
     label: str
     club: Any
     season: Any = None
+    players: tuple[tuple[int, str], ...] = ()
 
 
 class League:

@@ -19,7 +19,16 @@ from referee.league import LeagueChoice, Seating, UserLike
 from referee.models import Game
 from scoring import selectors, services, zones
 from scoring.exceptions import PlayerTwice
-from scoring.models import Club, Membership, Season
+from scoring.models import Club, Membership, Player, Season
+
+
+def _player_label(player: Player) -> str:
+    """A player as the organiser's forms list them: the name, and the member number if any."""
+    return (
+        f"{player.display_name} ({player.member_number})"
+        if player.member_number
+        else player.display_name
+    )
 
 
 class ClubLeague(referee_league.League):
@@ -77,8 +86,9 @@ class ClubLeague(referee_league.League):
         return selectors.seat_players(game=game)
 
     def new_game_leagues(self, *, user: UserLike) -> list[LeagueChoice]:
-        """Each club ``user`` organises (by membership, staff too), then its seasons not
-        archived, newest first. Two queries."""
+        """Each club ``user`` organises (by membership, staff too) with its players (not
+        merged ones, by name: the form's seat pickers), then its seasons not archived,
+        newest first. Three queries."""
         if user is None or not user.is_authenticated:
             return []
         clubs = list(
@@ -93,10 +103,20 @@ class ClubLeague(referee_league.League):
             "-starts_on", "-pk"
         ):
             seasons.setdefault(season.club_id, []).append(season)
+        players: dict[int, list[tuple[int, str]]] = {}
+        for player in Player.objects.filter(club__in=clubs, merged_into__isnull=True).order_by(
+            "display_name", "pk"
+        ):
+            players.setdefault(player.club_id, []).append((player.pk, _player_label(player)))
         choices = []
         for club in clubs:
             choices.append(
-                referee_league.LeagueChoice(key=str(club.pk), label=club.name, club=club)
+                referee_league.LeagueChoice(
+                    key=str(club.pk),
+                    label=club.name,
+                    club=club,
+                    players=tuple(players.get(club.pk, ())),
+                )
             )
             choices.extend(
                 referee_league.LeagueChoice(
@@ -134,10 +154,7 @@ class ClubLeague(referee_league.League):
         if in_league is None:
             return []
         rows = selectors.club_players(club=in_league.club).order_by("display_name")
-        return [
-            (p.pk, f"{p.display_name} ({p.member_number})" if p.member_number else p.display_name)
-            for p in rows
-        ]
+        return [(p.pk, _player_label(p)) for p in rows]
 
     def registered_seats(self, *, club: Any, names: list[str]) -> list[Any]:
         if club is None:

@@ -158,7 +158,8 @@ class GameCreateForm(forms.Form):
     """Five players, seat 0 to seat 4 clockwise (R3), and, for an organiser of a club,
     ``league``: the club (or club season) the game counts for, one of ``leagues``
     (``referee.league.LeagueChoice``); empty: no club. A club the user does not organise
-    is refused (``invalid_choice``)."""
+    is refused (``invalid_choice``). With club players, each seat also offers them
+    (``seat_N_player``, by club): a seat takes the player chosen, else the name typed."""
 
     seat_0 = forms.CharField(label=_("Seat 0"), max_length=80)
     seat_1 = forms.CharField(label=_("Seat 1"), max_length=80)
@@ -169,6 +170,22 @@ class GameCreateForm(forms.Form):
     def __init__(self, *args: Any, leagues: Sequence[LeagueChoice] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.leagues = {choice.key: choice for choice in leagues}
+        clubs_players = [
+            (str(c.label), [(str(pk), label) for pk, label in c.players])
+            for c in leagues
+            if c.season is None and c.players
+        ]
+        if clubs_players:  # each seat: a club's player chosen, or a name typed
+            fields = {}
+            for seat in range(5):
+                fields[f"seat_{seat}_player"] = forms.ChoiceField(
+                    label=gettext("Seat %(seat)s: a player of the club") % {"seat": seat},
+                    choices=[("", gettext("— a name typed below —")), *clubs_players],
+                    required=False,
+                )
+                fields[f"seat_{seat}"] = self.fields.pop(f"seat_{seat}")
+                fields[f"seat_{seat}"].required = False
+            self.fields = {**fields, **self.fields}
         if leagues:
             clubs = [choice for choice in leagues if choice.season is None]
             self.fields["league"] = forms.ChoiceField(
@@ -185,8 +202,23 @@ class GameCreateForm(forms.Form):
                 },
             )
 
-    def players(self) -> list[str]:
-        return [self.cleaned_data[f"seat_{seat}"] for seat in range(5)]
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        for seat in range(5):
+            if f"seat_{seat}_player" in self.fields and not (
+                data.get(f"seat_{seat}_player") or data.get(f"seat_{seat}")
+            ):
+                self.add_error(
+                    f"seat_{seat}", gettext("Choose a player of the club or type a name.")
+                )
+        return data
+
+    def players(self) -> list[str | int]:
+        """Each seat's player: a club player's id where one is chosen, else the name typed."""
+        chosen = [self.cleaned_data.get(f"seat_{seat}_player") for seat in range(5)]
+        return [
+            int(pk) if pk else self.cleaned_data[f"seat_{seat}"] for seat, pk in enumerate(chosen)
+        ]
 
     def league(self) -> LeagueChoice | None:
         """The club (and season) chosen, or ``None``: no club."""

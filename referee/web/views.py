@@ -302,9 +302,11 @@ def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
         status = 400
         if form.is_valid():
             chosen = form.league()
-            players: list[Any] = form.players()
+            players: list[Any] = form.players()  # a chosen club player's id, or a name
             if chosen is not None:  # the club's registered players by the names typed
-                players = league().registered_seats(club=chosen.club, names=players)
+                typed = [p for p in players if isinstance(p, str)]
+                found = iter(league().registered_seats(club=chosen.club, names=typed))
+                players = [p if isinstance(p, int) else next(found) for p in players]
             try:
                 game = services.game_create(
                     players=players,

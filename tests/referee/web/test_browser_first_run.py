@@ -2,9 +2,10 @@
 
 From a fresh database: the one-time link ``manage.py serve`` (``make run``) prints opens
 the first-run page, which makes the organiser's account and the club; the organiser adds
-the club's five players and a second organiser from the club's pages, creates the game,
-five phones (360×640) join with its code and play a round to its end by taps (R6–R15),
-and the organiser reads the club standings, then signs out. Nothing is set up through the
+the club's five players and a second organiser from the club's pages, creates the game
+with each seat's player chosen from the club's players, five phones (360×640) join with
+its code and play a round to its end by taps (R6–R15), and the organiser reads the club
+standings, then signs out. Nothing is set up through the
 services or the admin. Run in English, French, Polish and Indonesian, each chosen with
 the page's own language switch. Screenshots ``5x-first-run-*.png``.
 """
@@ -95,8 +96,8 @@ def test_a_club_starts_from_the_first_run_link_to_its_standings(
 
     # -- the game of the evening, counted for the club -------------------------------------
     desk.click('nav.org-nav a[href="/games/"]')
-    for seat, name in enumerate(PLAYERS):
-        desk.fill(f"input[name=seat_{seat}]", name)
+    for seat, name in enumerate(PLAYERS):  # each seat: the club's player, from its picker
+        desk.select_option(f"select[name=seat_{seat}_player]", label=f"{name} ({seat + 1:04d})")
     expect(desk.locator("select[name=league] option:checked")).to_have_text("Makassar Domeng Club")
     _submit(desk)
     code = desk.locator("p.code")

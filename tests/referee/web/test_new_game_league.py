@@ -192,3 +192,83 @@ def test_names_typed_for_a_friendly_game_stay_guests(director, club) -> None:
     game = Game.objects.get()
     assert not hasattr(game, "league")  # no GameLeague: a friendly game
     assert list(game.seats.values_list("registered__player", flat=True)) == [None] * 5
+
+
+def test_each_seat_offers_the_club_players_to_choose_from(director, club) -> None:
+    """The form's seat pickers list the players of the clubs the user organises, by club:
+    not a merged player, not another club's."""
+    from tests.scoring.factories import PlayerFactory
+
+    wulan = PlayerFactory(club=club, display_name="Wulan", member_number="0042")
+    merged = PlayerFactory(club=club, display_name="Gone")
+    merged.merged_into = wulan
+    merged.save()
+    PlayerFactory(club=ClubFactory(slug="other"), display_name="Stranger")
+
+    page = signed_in(director).get("/games/").content.decode()
+
+    for seat in range(5):
+        assert f'<select name="seat_{seat}_player"' in page
+    assert '<optgroup label="Makassar Domeng Club">' in page
+    assert f'<option value="{wulan.pk}">Wulan (0042)</option>' in page
+    assert "Gone" not in page
+    assert "Stranger" not in page
+
+
+def test_players_chosen_per_seat_are_seated_even_two_of_one_name(director, club) -> None:
+    """A seat's chosen player sits it (R3), so the standings credit that player: here the
+    second of two players called Icha, whom a typed name could not tell apart."""
+    from tests.scoring.factories import PlayerFactory
+
+    wulan = PlayerFactory(club=club, display_name="Wulan")
+    PlayerFactory(club=club, display_name="Icha")
+    second_icha = PlayerFactory(club=club, display_name="Icha")
+    chosen = {
+        **SEATS,
+        "seat_0": "",
+        "seat_0_player": str(wulan.pk),
+        "seat_2": "Icha",
+        "seat_2_player": str(second_icha.pk),
+    }
+
+    response = signed_in(director).post("/games/", {**chosen, "league": str(club.pk)})
+
+    assert response.status_code == 302, response.content.decode()
+    seats = list(
+        Game.objects.get().seats.order_by("number").values_list("name", "registered__player")
+    )
+    assert seats == [
+        ("Wulan", wulan.pk),
+        ("Baso", None),
+        ("Icha", second_icha.pk),
+        ("Upi", None),
+        ("Rahma", None),
+    ]
+
+
+def test_a_seat_needs_a_player_or_a_name(director, club) -> None:
+    from tests.scoring.factories import PlayerFactory
+
+    PlayerFactory(club=club, display_name="Wulan")
+
+    response = signed_in(director).post(
+        "/games/", {**SEATS, "seat_3": "  ", "seat_3_player": "", "league": str(club.pk)}
+    )
+
+    assert response.status_code == 400
+    assert "Choose a player of the club or type a name." in response.content.decode()
+    assert not Game.objects.exists()
+
+
+def test_a_chosen_player_in_a_friendly_game_is_refused(director, club) -> None:
+    """A club's player sits a game of their club only (``club_required``): nothing is made."""
+    from tests.scoring.factories import PlayerFactory
+
+    wulan = PlayerFactory(club=club, display_name="Wulan")
+
+    response = signed_in(director).post(
+        "/games/", {**SEATS, "seat_0_player": str(wulan.pk), "league": ""}
+    )
+
+    assert response.status_code == 400
+    assert not Game.objects.exists()
