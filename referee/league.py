@@ -120,6 +120,12 @@ class League:
         show times and dates; ``None`` (the server's, ``TIME_ZONE``) without one."""
         return None
 
+    def language(self, *, game: Game) -> str | None:
+        """The language of the club ``game`` counts for, which its phones' pages speak to a
+        browser that names none of the project's (``referee.languages``); ``None`` (the
+        server's, ``LANGUAGE_CODE``) without one."""
+        return None
+
     def games_accessible(self, *, user: UserLike) -> QuerySet[Game]:
         """The games an organiser may list, newest first (staff: every game)."""
         from referee.models import Game

@@ -38,6 +38,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from referee.exceptions import ServiceError
+from referee.languages import speak_by_default
 from referee.setup import setup_link_claim, setup_link_valid
 from referee.web.organising import forbidden
 from referee.web.taps import database_unavailable_as_503
@@ -62,7 +63,8 @@ def _time_zone_choices() -> list[tuple[str, str]]:
 
 
 class ClubFields(forms.Form):
-    """A club's name, slug (its URLs), IANA time zone and whether its records are public."""
+    """A club's name, slug (its URLs), IANA time zone, language (``referee.languages``) and
+    whether its records are public."""
 
     name = forms.CharField(label=_("Club name"), max_length=120, validators=[validate_visible_name])
     slug = forms.SlugField(
@@ -75,6 +77,14 @@ class ClubFields(forms.Form):
         choices=_time_zone_choices,
         help_text=_("The club's pages show times and dates of this zone."),
     )
+    language = forms.ChoiceField(
+        label=_("Language of the club's pages"),
+        choices=settings.LANGUAGES,
+        help_text=_(
+            "Its room view, standings and games' phones speak it to a browser that asks for "
+            "none of the referee's languages."
+        ),
+    )
     is_public = forms.BooleanField(
         label=_("Anyone may read the standings"), required=False, initial=False
     )
@@ -82,11 +92,12 @@ class ClubFields(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["time_zone"].initial = zones.default_time_zone()
+        self.fields["language"].initial = translation.get_language()
 
 
 class FirstRunForm(UserCreationForm):  # type: ignore[type-arg]
     """The first organiser's account (username, password twice, checked by the project's
-    password validators) and the club, with the pages' language."""
+    password validators) and the club, with the pages' language (the club's too)."""
 
     club_name = ClubFields.base_fields["name"]
     slug = ClubFields.base_fields["slug"]
@@ -164,6 +175,7 @@ def club_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
             if club_can_read(user=request.user, club=club):
                 return forbidden(request)
             raise Http404
+        speak_by_default(request, club.language)  # no language the browser chose: the club's
         with timezone.override(zones.zone(club.time_zone)):
             return view(request, club, *args, **kwargs)
 
@@ -218,6 +230,7 @@ def first_run(request: HttpRequest, key: str) -> HttpResponse:
                         name=data["club_name"],
                         slug=data["slug"],
                         time_zone=data["time_zone"],
+                        language=data["language"],
                         created_by=user,
                     )
             except IntegrityError:  # the other tab's account came first
@@ -265,12 +278,13 @@ def clubs(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 @club_page
 def club_manage(request: HttpRequest, club: Club) -> HttpResponse:
-    """The club's page: its name, time zone and publication (``club_update``), and the
-    links to its players, seasons, organisers, games, room view and standings."""
+    """The club's page: its name, time zone, language and publication (``club_update``),
+    and the links to its players, seasons, organisers, games, room view and standings."""
     initial = {
         "name": club.name,
         "slug": club.slug,
         "time_zone": club.time_zone,
+        "language": club.language,
         "is_public": club.is_public,
     }
     form = ClubFields(_posted(request), initial=initial)
@@ -289,6 +303,7 @@ def club_manage(request: HttpRequest, club: Club) -> HttpResponse:
                         name=data["name"],
                         is_public=data["is_public"],
                         time_zone=data["time_zone"],
+                        language=data["language"],
                     )
                     if data["slug"] != club.slug:  # its old links lead here (ClubSlug)
                         club.slug = data["slug"]

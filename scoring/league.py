@@ -149,6 +149,12 @@ class ClubLeague(referee_league.League):
         in_league = selectors.game_league(game=game)
         return zones.zone(in_league.club.time_zone) if in_league is not None else None
 
+    def language(self, *, game: Game) -> str | None:
+        """The language of the game's club (``Club.language``); ``None`` for a friendly game.
+        No query for a game read with its league, else one (``selectors.game_league``)."""
+        in_league = selectors.game_league(game=game)
+        return in_league.club.language if in_league is not None else None
+
     def club_players(self, *, game: Game) -> list[tuple[int, str]]:
         in_league = selectors.game_league(game=game)
         if in_league is None:

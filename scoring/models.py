@@ -22,6 +22,7 @@ from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from referee.engine.names import identity_key, is_visible_name
+from referee.languages import default_language
 from scoring.exceptions import ENDS_BEFORE_START
 from scoring.zones import default_time_zone, validate_time_zone
 
@@ -55,6 +56,13 @@ class Club(models.Model):
         validators=[validate_time_zone],
         help_text="Its IANA time zone (e.g. Asia/Makassar): its pages' times and dates, its "
         "evening and its date filters are local to it. Default: the server's TIME_ZONE.",
+    )
+    language = models.CharField(
+        max_length=8,
+        choices=settings.LANGUAGES,
+        default=default_language,
+        help_text="The language of its pages (room view, standings, its games' phones) for a "
+        "browser that names none the project has. Default: the server's LANGUAGE_CODE.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -45,6 +45,7 @@ from django.views.decorators.http import require_safe
 from django_htmx.http import HttpResponseClientRedirect
 
 from referee import folding, selectors
+from referee.languages import speak_by_default
 from referee.models import Event, Game
 from referee.store import rules_of, state_of
 from referee.web.panels import event_view, round_banner, seat_view
@@ -292,6 +293,7 @@ def room(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         if moved is None:
             raise
         return redirect(room_url(moved), permanent=False)
+    speak_by_default(request, club.language)  # no language the browser chose: the club's
     if status == "expired":
         return render(request, "scoring/room_expired.html", {"club": club}, status=403)
     with zones.club_time(club):
@@ -314,6 +316,7 @@ def room_live(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         if moved is None:
             raise
         return HttpResponseClientRedirect(room_url(moved))
+    speak_by_default(request, club.language)
     if status == "expired":
         return HttpResponse(status=403)
     state = room_state(club)

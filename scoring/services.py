@@ -26,6 +26,7 @@ from django.utils.translation import gettext
 from referee import folding, store
 from referee.engine import Game as EngineGame
 from referee.engine.names import identity_key
+from referee.languages import default_language
 from referee.models import Event, Game, Seat
 from scoring import ratings as ratings_core
 from scoring import selectors
@@ -91,11 +92,13 @@ def club_create(
     slug: str,
     is_public: bool = False,
     time_zone: str | None = None,
+    language: str | None = None,
     created_by: Any,
 ) -> Club:
     """Create a club; its creator becomes its first organiser. ``time_zone``: an IANA name
     (checked by the caller, ``scoring.zones.is_time_zone``), else the server's
-    ``TIME_ZONE``. Raises ``club_slug_taken``."""
+    ``TIME_ZONE``; ``language``: one of ``LANGUAGES`` (checked by the caller), else the
+    server's ``LANGUAGE_CODE``. Raises ``club_slug_taken``."""
     if Club.objects.filter(slug=slug).exists():
         raise ClubSlugTaken()
     club = Club.objects.create(
@@ -103,6 +106,7 @@ def club_create(
         slug=slug,
         is_public=is_public,
         time_zone=time_zone or default_time_zone(),
+        language=language or default_language(),
     )
     Membership.objects.create(club=club, user=created_by, role=Membership.Role.ORGANISER)
     return club
@@ -116,9 +120,11 @@ def club_update(
     name: str | None = None,
     is_public: bool | None = None,
     time_zone: str | None = None,
+    language: str | None = None,
 ) -> Club:
-    """Rename a club, publish/unpublish its records or move it to another IANA time zone
-    (``time_zone``, checked by the caller) (organisers)."""
+    """Rename a club, publish/unpublish its records, move it to another IANA time zone
+    (``time_zone``, checked by the caller) or change its pages' language (``language``,
+    one of ``LANGUAGES``, checked by the caller) (organisers)."""
     _require_organiser(by, club)
     if name is not None:
         club.name = name.strip()
@@ -126,7 +132,9 @@ def club_update(
         club.is_public = is_public
     if time_zone is not None:
         club.time_zone = time_zone
-    club.save(update_fields=["name", "is_public", "time_zone"])
+    if language is not None:
+        club.language = language
+    club.save(update_fields=["name", "is_public", "time_zone", "language"])
     return club
 
 

@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from referee.languages import speak_by_default
 from referee.web import charts
 from referee.web.organising import forbidden
 from referee.web.session import session_token
@@ -70,6 +71,7 @@ def club_standings(request: HttpRequest, slug: str) -> HttpResponse:
         if not request.user.is_authenticated and session_token(request) is None:
             return redirect_to_login(request.get_full_path())
         return forbidden(request)
+    speak_by_default(request, club.language)  # no language the browser chose: the club's
     season_id = request.GET.get("season", "")
     season = club.seasons.filter(pk=int(season_id)).first() if season_id.isdigit() else None
     dates = PlayedBetweenForm(request.GET)

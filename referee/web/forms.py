@@ -176,7 +176,7 @@ class GameCreateForm(forms.Form):
             if c.season is None and c.players
         ]
         if clubs_players:  # each seat: a club's player chosen, or a name typed
-            fields = {}
+            fields: dict[str, forms.Field] = {}
             for seat in range(5):
                 fields[f"seat_{seat}_player"] = forms.ChoiceField(
                     label=gettext("Seat %(seat)s: a player of the club") % {"seat": seat},

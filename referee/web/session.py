@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 
-from referee.models import TableToken, hash_token
+from referee.languages import browser_chose, speak_by_default
+from referee.league import league
+from referee.models import Game, TableToken, hash_token
 from referee.store import live_token
 
 SESSION_KEY = "domeng_table_token"
@@ -26,8 +28,21 @@ def forget_token(request: HttpRequest) -> None:
 
 
 def session_token(request: HttpRequest) -> TableToken | None:
-    """The live token this browser joined with, with its game (one query), or ``None``."""
+    """The live token this browser joined with, with its game (one query), or ``None``.
+    The page then speaks the language of the game's club if the browser chose none
+    (``speak_the_clubs_language``)."""
     key = request.session.get(SESSION_KEY)
     if not isinstance(key, str) or not key:
         return None
-    return live_token(hash_token(key))
+    token = live_token(hash_token(key))
+    if token is not None:
+        speak_the_clubs_language(request, token.game)
+    return token
+
+
+def speak_the_clubs_language(request: HttpRequest, game: Game) -> None:
+    """A page of ``game`` for a browser that names no language the project has speaks the
+    language of the club the game counts for (``referee.languages``): one query then, none
+    when the browser chose."""
+    if not browser_chose(request):
+        speak_by_default(request, league().language(game=game))

@@ -49,7 +49,13 @@ from referee.web.organising import evening_games
 from referee.web.panels import verification_context
 from referee.web.qr import qr_svg
 from referee.web.selectors import TablePage, table_page
-from referee.web.session import SESSION_KEY, forget_token, remember_token, session_token
+from referee.web.session import (
+    SESSION_KEY,
+    forget_token,
+    remember_token,
+    session_token,
+    speak_the_clubs_language,
+)
 from referee.web.taps import HtmxHttpRequest, database_unavailable_as_503
 
 # -- joining ---------------------------------------------------------------------------
@@ -110,6 +116,7 @@ def join(request: HtmxHttpRequest, code: str) -> HttpResponse:
         game = join_code_check(join_code=code, client=_client(request))
     except ServiceError as error:
         return _join_failed(request, error, code)
+    speak_the_clubs_language(request, game)  # no language the browser chose: the club's
     taken = set(game.tokens.filter(revoked_at__isnull=True).values_list("seat", flat=True))
     context = {"game": game, "seats": game.seats.all(), "taken": taken}
     return give_device(request, render(request, "referee/join.html", context))

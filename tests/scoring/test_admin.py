@@ -166,11 +166,23 @@ def test_the_admin_creates_a_club_in_its_time_zone_and_refuses_an_unknown_one(ad
     """Issue 28: an IANA name, checked as the API checks it (``unknown_time_zone``)."""
     made = admin_client_.post(
         "/admin/scoring/club/add/",
-        {"name": "Montreal", "slug": "montreal", "time_zone": "America/Montreal", **NO_MEMBERSHIPS},
+        {
+            "name": "Montreal",
+            "slug": "montreal",
+            "time_zone": "America/Montreal",
+            "language": "fr",
+            **NO_MEMBERSHIPS,
+        },
     )
     refused = admin_client_.post(
         "/admin/scoring/club/add/",
-        {"name": "Mars", "slug": "mars", "time_zone": "Mars/Olympus", **NO_MEMBERSHIPS},
+        {
+            "name": "Mars",
+            "slug": "mars",
+            "time_zone": "Mars/Olympus",
+            "language": "en",
+            **NO_MEMBERSHIPS,
+        },
     )
     form = admin_client_.get("/admin/scoring/club/add/").content.decode()
 
@@ -187,6 +199,7 @@ def _club_form(club, memberships, **roles):
         "name": club.name,
         "slug": club.slug,
         "time_zone": club.time_zone,
+        "language": club.language,
         "memberships-TOTAL_FORMS": len(memberships),
         "memberships-INITIAL_FORMS": len(memberships),
         "memberships-MIN_NUM_FORMS": 0,

@@ -93,6 +93,7 @@ def test_the_first_run_makes_the_organiser_and_the_club_then_the_link_is_dead() 
     assert user.check_password(PASSWORD)
     club = Club.objects.get(slug="makassar")
     assert club.time_zone == "Asia/Makassar"
+    assert club.language == "id"  # the language chosen is the club's too
     assert Membership.objects.get(club=club, user=user).role == Membership.Role.ORGANISER
     assert client.get("/clubs/makassar/manage/").status_code == 200  # signed in
     gone = Client().get(f"/setup/{key}/")
@@ -174,7 +175,12 @@ def test_only_the_clubs_organisers_open_its_pages(club: Club, organiser: Any, pa
 @pytest.mark.django_db
 def test_the_organiser_edits_the_club_and_its_old_slug_leads_on(club: Club, organiser: Any) -> None:
     client = _signed_in(organiser)
-    data = {"name": "Domeng Montréal", "slug": "montreal", "time_zone": "America/Montreal"}
+    data = {
+        "name": "Domeng Montréal",
+        "slug": "montreal",
+        "time_zone": "America/Montreal",
+        "language": "fr",
+    }
     answer = client.post(f"/clubs/{club.slug}/manage/", data)
     assert answer.status_code == 302
     assert answer["Location"] == "/clubs/montreal/manage/"
