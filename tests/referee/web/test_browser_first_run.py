@@ -5,7 +5,8 @@ the first-run page, which makes the organiser's account and the club; the organi
 the club's five players and a second organiser from the club's pages, creates the game
 with each seat's player chosen from the club's players, five phones (360×640) join with
 its code and play a round to its end by taps (R6–R15), and the organiser reads the club
-standings, then signs out. Nothing is set up through the
+standings, prints the evening's sheet (its standings and its game, each one A4 page in
+print media, print.css), then signs out. Nothing is set up through the
 services or the admin. Run in English, French, Polish and Indonesian, each chosen with
 the page's own language switch. Screenshots ``5x-first-run-*.png``.
 """
@@ -14,12 +15,13 @@ from __future__ import annotations
 
 import io
 import re
+import zoneinfo
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.utils import translation
+from django.utils import timezone, translation
 from playwright.sync_api import expect
 
 from referee.models import Game
@@ -30,6 +32,7 @@ from tests.referee.web.test_browser_evening import ROUND_1, play, switch_languag
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "a tall domino stone 42"
+PDF_PAGE = re.compile(rb"/Type\s*/Page\b")  # a PDF's page objects (not /Pages)
 
 
 def said(language: str, message: str) -> str:
@@ -44,6 +47,26 @@ def _setup_path() -> str:
     match = re.search(r"First run: open http://127\.0\.0\.1:8000(/setup/[\w-]+/)", out.getvalue())
     assert match, out.getvalue()
     return match.group(1)
+
+
+def printed_on_one_a4_page(
+    page: Any, results: str, names: list[str], shot: str | None = None, screenshot: Any = None
+) -> None:
+    """The page in print media (print.css): nothing to tap, the results (``results`` naming
+    each of ``names``) present, and Chromium's A4 PDF of it one page long."""
+    page.emulate_media(media="print")
+    try:
+        assert page.locator("header.top").is_hidden()  # no top bar, language switch or form
+        assert page.locator("main form").first.is_hidden()
+        expect(page.locator(results).first).to_be_visible()
+        for name in names:
+            expect(page.locator(results).filter(has_text=name).first).to_be_visible()
+        if shot is not None:
+            screenshot(page, shot, top=True)
+        pdf = page.pdf(format="A4", print_background=False)
+        assert len(PDF_PAGE.findall(pdf)) == 1, page.url
+    finally:
+        page.emulate_media(media="screen")
 
 
 def _submit(page: Any) -> None:
@@ -126,6 +149,17 @@ def test_a_club_starts_from_the_first_run_link_to_its_standings(
     expect(rows).to_have_count(5)
     expect(desk.locator("html")).to_have_attribute("lang", language)
     screenshot(desk, f"{shot}-standings", top=True)
+
+    # -- the evening's printed sheet: its standings, then its game, each on one A4 page ----
+    evening = timezone.localdate(timezone=zoneinfo.ZoneInfo("Asia/Makassar")).isoformat()
+    desk.fill("input[name=played_after]", evening)
+    desk.fill("input[name=played_before]", evening)
+    desk.locator("#standings-dates button[type=submit]").click()
+    expect(desk).to_have_url(re.compile(f"played_after={evening}"))
+    expect(rows).to_have_count(5)
+    printed_on_one_a4_page(desk, "#standings tbody tr", PLAYERS, f"{shot}-printed", screenshot)
+    desk.goto(f"/games/{game.pk}/manage/")
+    printed_on_one_a4_page(desk, "#rounds", ["CEKI"])
     desk.goto("/clubs/makassar/manage/")
     desk.get_by_role("button", name=said(language, "Sign out")).click()
     expect(desk.locator("h1")).to_have_text(said(language, "Organiser sign-in"))
