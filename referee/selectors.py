@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from referee import folding, store
+from referee import folding, settled, store
 from referee.engine import Game as EngineGame
 from referee.engine import Tile
 from referee.engine.outcome import RoundOutcome
@@ -121,7 +121,9 @@ def game_state(
         "table": standing.table,
         "camat": standing.camat,
         "turn": turn,
-        "round": _with_verification(_round_state(engine, rnd, status, viewer), game),
+        "round": _with_verification(
+            _with_finished(_round_state(engine, rnd, status, viewer), engine, game), game
+        ),
         "seats": seats,
         "last_events": _last_events(events, effects),
     }
@@ -161,6 +163,44 @@ def _with_verification(round_state: dict[str, Any], game: Game) -> dict[str, Any
     previous = round_state.get("previous")
     if previous is not None:
         previous["verification"] = cached_verification(game, previous["number"])
+    return round_state
+
+
+def _with_finished(round_state: dict[str, Any], engine: EngineGame, game: Game) -> dict[str, Any]:
+    """A round not led yet keeps the finished round before it on show (issue 28, R27):
+    a hand declared for the next round (R31) begins that round in the core, so the round
+    state alone would forget the one the table is still checking. The finished round
+    comes from the fold when it holds it, else from its own events, folded from the
+    standing stored before it (``settled.snapshot_before``): at most two queries, and one
+    round begun, however long the game."""
+    number = round_state["number"]
+    if round_state["status"] != "awaiting_lead" or round_state["previous"] is not None:
+        return round_state
+    if number <= 1 or not engine.rounds or engine.rounds[-1].round.number != number:
+        return round_state
+    if len(engine.rounds) >= 2:
+        finished = engine.rounds[-2]
+    else:
+        start = number - 1
+        snapshot = settled.snapshot_before(game, start)
+        since = start if snapshot is not None else 1
+        events = (
+            Event.objects.filter(
+                game=game, revoked_by__isnull=True, round_number__gte=since, round_number__lt=number
+            )
+            .order_by("position")
+            .values_list("kind", "payload")
+        )
+        folded = folding.replay(store.rules_of(game), list(events), snapshot=snapshot)
+        if not folded.rounds:
+            return round_state
+        finished = folded.rounds[-1]
+    if round_state.get("outcome", False) is None:
+        del round_state["outcome"]  # the shape of any round awaiting its lead
+    if finished.voided:
+        round_state["previous"] = _void_banner(finished)
+    else:
+        round_state["previous"] = _outcome(finished.round.outcome, finished)
     return round_state
 
 

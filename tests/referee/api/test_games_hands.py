@@ -414,3 +414,40 @@ def test_a_phone_sending_its_seat_as_a_string_is_answered_by_the_rules_R3_R31(ta
 
     assert response.status_code == 400
     assert (response.json()["code"], response.json()["rule"]) == ("record_invalid", "R3")
+
+
+# -- a hand declared between rounds ----------------------------------------------------
+
+
+def settled_round(table):
+    """Scenario 05's round played and revealed to its end: round 2 waits for its lead."""
+    for move in SCENARIO_05_MOVES:
+        table.accept(table.move(move))
+    table.accept(table.reveal(0, tiles=["0-3", "0-4", "0-5"]))
+    table.accept(table.reveal(2, tiles=["1-1", "1-2", "1-3", "1-4"]))
+    table.accept(table.reveal(3, tiles=["1-5", "2-2", "2-4", "2-5"]))
+    table.accept(table.reveal(4, pips=29))
+    table.accept(table.reveal(1, tiles=["0-0", "0-1", "0-2"]))
+    return table
+
+
+@pytest.mark.parametrize("seats", [[1], [1, 3]])
+def test_a_hand_declared_before_the_next_lead_keeps_the_finished_round_on_show_R31_R27(
+    table, seats
+):
+    """The finished round's chain and outcome stay until the next lead, whoever declares
+    a hand for the next round meanwhile (R27: the table checks what happened)."""
+    settled_round(table)
+    before = table.state()["round"]
+    assert before["status"] == "awaiting_lead"
+    assert before["previous"] is not None
+    hands = {1: ["0-0", "0-1", "0-2", "0-3", "0-4"], 3: ["1-1", "1-2", "1-3", "1-4", "1-5"]}
+
+    for seat in seats:
+        table.accept(table.declare(seat, hands[seat]))
+
+    for reader in (table.organiser, table.scorekeeper, table.phone(2), table.phone(seats[0])):
+        after = reader.get(table.url()).json()["round"]
+        assert after["number"] == before["number"]
+        assert after["status"] == "awaiting_lead"
+        assert after["previous"] == before["previous"]

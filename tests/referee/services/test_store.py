@@ -30,7 +30,7 @@ from referee.engine.simulation import random_record
 from referee.exceptions import ServiceError
 from referee.models import Event, Game, TableToken, hash_token
 from referee.services import corrections
-from tests.factories import UserFactory
+from tests.factories import TableTokenFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -542,3 +542,37 @@ def test_a_json_columns_text_is_read_as_the_standard_library_reads_it(text):
     read = store._loads(text)
     assert read == json.loads(text)
     assert repr(read) == repr(json.loads(text))  # integers stay integers, not floats
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_hands_declared_before_a_lead_leave_the_state_as_the_finished_round_left_it_R27_R31(
+    seed,
+):
+    """Issue 28: a hand declared for the next round begins that round in the core; the
+    state still shows the finished round (its chain and outcome) until the lead, on a read
+    and in the declaration's own answer, whichever seats declare."""
+    import random
+
+    rng = random.Random(seed)
+    record = random_record(rng, rounds=3)
+    organiser = services.Actor(user=UserFactory())
+    game = services.game_create(players=record["players"], created_by=organiser.user)
+    for kind, payload in record_events(record):
+        result = services.event_submit(game_id=game.pk, kind=kind, payload=payload, actor=organiser)
+        assert isinstance(result, services.Submitted)
+    before = read_state(game, organiser)
+    assert before["round"]["status"] == "awaiting_lead"
+    assert before["round"]["previous"]["number"] == 3
+    tiles = [f"{a}-{b}" for a in range(7) for b in range(a, 7)]
+    rng.shuffle(tiles)
+
+    for k, seat in enumerate(rng.sample(range(5), rng.randint(1, 5))):
+        hand = {"seat": seat, "tiles": tiles[5 * k : 5 * k + 5]}
+        phone = services.Actor(token=TableTokenFactory(game=game, seat=seat))
+        result = services.event_submit(game_id=game.pk, kind="hand", payload=hand, actor=phone)
+        assert isinstance(result, services.Submitted)
+        for after in (result.state, read_state(game, organiser)):
+            assert after["round"] == before["round"]
+            assert {
+                k: v for k, v in after.items() if k not in ("version", "last_events", "seats")
+            } == {k: v for k, v in before.items() if k not in ("version", "last_events", "seats")}

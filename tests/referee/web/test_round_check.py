@@ -35,6 +35,27 @@ def test_the_finished_rounds_chain_stays_until_the_next_lead(game: Game, scoreke
     assert len(_chain(page)) == 1
 
 
+def test_a_hand_declared_for_the_next_round_keeps_the_finished_one_on_every_phone_r31(
+    game: Game, scorekeeper, joined
+):
+    """A phone declaring its hand before the lead begins the next round in the core; every
+    phone, the declaring one too, still shows round 1 as it ended until the lead."""
+    import uuid
+
+    declaring, other = joined(game, seat=1), joined(game, seat=2)
+    enter(game, scorekeeper(game), CEKI)
+    game.refresh_from_db()
+    tiles = ["0-0", "0-1", "0-2", "0-3", "0-4"]
+    data = {"version": game.version, "key": str(uuid.uuid4()), "tiles": tiles}
+    assert declaring.post("/table/hand/", data, headers={"HX-Request": "true"}).status_code == 201
+
+    for phone in (declaring, other):
+        page = phone.get("/table/").content.decode()
+        assert "Round 1 as it ended: check it before the next lead." in page
+        assert len(_chain(page)) == PLAYED
+        assert "CEKI" in page
+
+
 def _settled(transfers: list[dict]) -> dict:
     outcome = {
         "number": 7,
