@@ -65,7 +65,10 @@ def assert_hand_hidden(table: GameApi, body: dict[str, Any], *, full: bool = Fal
     """
     state = body["state"]
     rnd = state["round"]
-    if rnd["status"] == "in_play" or (rnd["status"] == "awaiting_lead" and rnd["previous"] is None):
+    # Before a lead the seats show the round their hands are for: the next one once a hand
+    # is declared for it (nothing played yet), else the finished one (issue 28).
+    next_round = rnd["status"] == "awaiting_lead" and not played(state)
+    if rnd["status"] == "in_play" or next_round:
         assert state["seats"][COMPUTER]["hand"] is None
         everyone = [table.scorekeeper, table.organiser, *(table.phone(s) for s in (0, 1, 2, 4))]
         for client in everyone if full else everyone[:1] + everyone[2:3]:
@@ -87,6 +90,7 @@ def play_round(table: GameApi, hands: list[set[Tile]], *, first: bool) -> dict[s
     body = table.accept(enter_hand(table, sorted(str(t) for t in hands[COMPUTER])))
     assert "tiles" not in body["event"]
     assert_hand_hidden(table, body, full=True)
+    number = body["state"]["round"]["number"]  # the round this hand is for
     leader, double = first_leader(hands)
     if first and leader == COMPUTER and double != Tile.parse("6-6"):
         # It leads by itself only with 6-6; the table calls its 5-5 (R5).
@@ -103,8 +107,9 @@ def play_round(table: GameApi, hands: list[set[Tile]], *, first: bool) -> dict[s
                 left = sorted(str(t) for t in hands[seat] if str(t) not in played(state))
                 table.accept(table.reveal(seat, tiles=left))
             continue
-        if status == "awaiting_lead" and state["round"]["previous"] is not None:
-            return state["round"]["previous"]
+        previous = state["round"]["previous"]
+        if status == "awaiting_lead" and previous is not None and previous["number"] == number:
+            return previous  # (before the lead, the round before stays on show: issue 28)
         seat = leader if state["turn"] is None else state["turn"]  # None: R5's first lead
         assert seat != COMPUTER, "the computer's move is entered at once, never awaited"
         unplayed = {t for t in hands[seat] if str(t) not in played(state)}
