@@ -91,10 +91,15 @@ INFORMED: dict[str, Seer] = {
     "strong-told-sleeping": seer(StrongConfig(), sleeping=True),
     "strong-told-next": seer(StrongConfig(), seats=(1,)),
     "strong-told-previous": seer(StrongConfig(), seats=(4,)),
+    "strong-told-sleeping-next": seer(StrongConfig(), sleeping=True, seats=(1,)),
+    "strong-told-two": seer(StrongConfig(), seats=(1, 4)),
+    "strong-told-three": seer(StrongConfig(), seats=(1, 2, 3)),
     "strong-told-hands": seer(StrongConfig(), seats=(1, 2, 3, 4)),
 }
-"""``strong`` told the sleeping tiles, the next or the previous seat's hand, or every
-hand (``bench.informed``): the rungs between it and the omniscient seat (``bench.trials``)."""
+"""``strong`` told the sleeping tiles, some of the other hands (by their places after it),
+both, or every hand (``bench.informed``; told three hands, all it lacks is which of what is
+left the fourth seat holds and which sleep): the rungs between it and the omniscient seat
+(``bench.trials``)."""
 
 SEERS: dict[str, Seer] = {
     "omniscient": omniscient,
