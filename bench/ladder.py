@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from bench.informed import seer
 from bench.omniscient import omniscient
 from bench.report import percentile
 from referee.engine.moves import Move
@@ -86,9 +87,24 @@ def _without_hands(
     return strong_with(config, view, rng)  # ``hands`` unused: it sees what its seat may know
 
 
+INFORMED: dict[str, Seer] = {
+    "strong-told-sleeping": seer(StrongConfig(), sleeping=True),
+    "strong-told-next": seer(StrongConfig(), seats=(1,)),
+    "strong-told-previous": seer(StrongConfig(), seats=(4,)),
+    "strong-told-sleeping-next": seer(StrongConfig(), sleeping=True, seats=(1,)),
+    "strong-told-two": seer(StrongConfig(), seats=(1, 4)),
+    "strong-told-three": seer(StrongConfig(), seats=(1, 2, 3)),
+    "strong-told-hands": seer(StrongConfig(), seats=(1, 2, 3, 4)),
+}
+"""``strong`` told the sleeping tiles, some of the other hands (by their places after it),
+both, or every hand (``bench.informed``; told three hands, all it lacks is which of what is
+left the fourth seat holds and which sleep): the rungs between it and the omniscient seat
+(``bench.trials``)."""
+
 SEERS: dict[str, Seer] = {
     "omniscient": omniscient,
     **{name: _ablated(config) for name, config in ABLATION.items()},
+    **INFORMED,
 }
 """The ladder's players that are not live strategies, by name."""
 

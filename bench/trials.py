@@ -12,6 +12,7 @@ deals of ``make bench``'s ladder.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import fields, replace
 from typing import Any
@@ -34,16 +35,21 @@ def _config(text: str) -> StrongConfig:
 
 def main(argv: list[str]) -> None:
     rounds, field, *specs = argv
+    jobs = int(os.environ.get("BENCH_TRIALS_JOBS", "2"))
+    print(f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}", flush=True)
     names = []
     for spec in specs:
         name, given, text = spec.partition("=")
         if given:  # else a ladder player by its name: greedy, omniscient, …
             ladder.SEERS[name] = ladder._ablated(_config(text))
         names.append(name)
-    results = {
-        name: ladder.rung(name, field, rounds=int(rounds), game_rounds=20, seed=1, jobs=2)
-        for name in names
-    }
+    results = {}
+    for name in names:
+        results[name] = ladder.rung(
+            name, field, rounds=int(rounds), game_rounds=20, seed=1, jobs=jobs
+        )
+        load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+        print(f"{name}: {results[name]['seconds']:.0f} s, load average {load}", flush=True)
     base = results[names[0]]["per_game"]
     for name in names:
         r = results[name]

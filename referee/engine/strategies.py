@@ -217,8 +217,12 @@ class StrongConfig:
     instead of optimising them on each deal; ``explore``: that search's UCB1
     weight, in stones; ``deals``: deals a move at most; ``work``: the search's
     budget of moves a decision (a count, not a clock, so a move is
-    reproducible). ``lead_value`` and ``tree`` are off in play: neither
-    measured better (bench/ANALYSIS.md, "The strength ladder").
+    reproducible); ``belief``: with ``infer_plays``, the chance that a deal
+    reads each other seat (apart, drawn anew each deal) as ``greedy``'s
+    plays rather than from its passes only (a prior over how the others
+    play: 1 reads every seat so). ``lead_value``, ``tree`` and ``belief``
+    are off in play: none measured better (bench/ANALYSIS.md, "The strength
+    ladder").
     """
 
     infer_plays: bool = True
@@ -230,6 +234,7 @@ class StrongConfig:
     explore: float = 2.0
     deals: int = STRONG_SAMPLES
     work: int = STRONG_WORK
+    belief: float = 1.0
 
 
 def strong_strategy(view: SeatView, rng: random.Random) -> Move:
@@ -266,6 +271,8 @@ def strong_with(config: StrongConfig, view: SeatView, rng: random.Random) -> Mov
         unseen, forbidden = _constraints(view, False)
         sampler = _exact_sampler(view, unseen, forbidden)
     old = _unseen_by_seat(view) if sampler is None else None
+    if sampler is not None and config.infer_plays and config.belief < 1.0:
+        sampler = _mixed_sampler(view, sampler, config.belief)
     firsts = [_first(move) for move in moves]
     totals = [0.0] * len(moves)
     trees: list[dict[tuple[tuple[int, int | None], ...], Node] | None] = [
@@ -288,6 +295,26 @@ def strong_with(config: StrongConfig, view: SeatView, rng: random.Random) -> Mov
     weights = [_weight(move) for move in moves]
     best = min(range(len(moves)), key=lambda i: (round(totals[i], 9), _negate(weights[i]), i))
     return moves[best]
+
+
+def _mixed_sampler(view: SeatView, fallback: Sampler, belief: float) -> Sampler:
+    """Deals drawn as ``StrongConfig.belief`` says: each other seat read from its plays as
+    ``greedy``'s with chance ``belief``, else from its passes only, anew each deal (a reading
+    no deal fits draws from ``fallback``); a sampler per set of seats so read, made once."""
+    unseen, inferred = _constraints(view, True)
+    _, passes = _constraints(view, False)
+    others = sorted(inferred)
+    made: dict[frozenset[int], Sampler | None] = {}
+
+    def draw(rng: random.Random) -> dict[int, list[int]]:
+        read = frozenset(s for s in others if rng.random() < belief)
+        if read not in made:
+            forbidden = {s: inferred[s] if s in read else passes[s] for s in others}
+            made[read] = _exact_sampler(view, unseen, forbidden)
+        sampler = made[read] or fallback
+        return sampler(rng)
+
+    return draw
 
 
 def _negate(weight: tuple[int, bool, int, int]) -> tuple[int, int, int, int]:

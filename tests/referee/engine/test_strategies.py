@@ -438,3 +438,29 @@ def test_strong_s_tree_finds_the_best_later_moves_of_one_deal_as_the_exhaustive_
             assert all(key == () or isinstance(key[0][0], int) for key in tree)
             compared += len(tree) > 1
     assert compared  # some rounds had later choices to search
+
+
+def test_strong_s_belief_reads_a_seat_from_its_plays_only_as_often_as_it_says_r32_r39():
+    """``belief`` 1 deals as the greedy reading does; 0 as the passes alone do (R32): some
+    deal then gives a seat a tile its plays rule out, none a value it passed on."""
+    unread = []
+
+    def seer(view, hands, rng):
+        unseen, inferred = strategies_module._constraints(view, infer_plays=True)
+        _, passes = strategies_module._constraints(view, infer_plays=False)
+        fallback = strategies_module._exact_sampler(view, unseen, inferred)
+        assert fallback is not None
+        for belief in (1.0, 0.0):
+            sampler = strategies_module._mixed_sampler(view, fallback, belief)
+            for _ in range(5):
+                for s, tiles in sampler(rng).items():
+                    assert not set(tiles) & (inferred[s] if belief else passes[s])
+                    unread.extend(set(tiles) & inferred[s])
+        return choose("greedy", view, rng)
+
+    for game in range(3):
+        seats = ["greedy"] * SEATS
+        seats[game] = "probe"
+        play_game(strategies=seats, rounds=4, seed=f"belief:{game}", seers={"probe": seer})
+
+    assert unread  # read from passes only, a deal did give a seat a tile its plays rule out
