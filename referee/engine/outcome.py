@@ -6,6 +6,10 @@ import enum
 from dataclasses import dataclass, field
 
 from referee.engine.tiles import SEATS, seat_before
+from scoring.core.settlement import Award, award_terms
+
+# ``Award`` and ``award_terms``: what a settled round's award owes (R23), read by the pages.
+__all__ = ["Award", "Ending", "Finish", "RoundOutcome", "award_terms"]
 
 
 class Ending(enum.Enum):

@@ -13,7 +13,8 @@ from typing import Any
 
 from django.utils.translation import gettext, pgettext
 
-from referee.engine import Tile
+from referee.engine import RuleSet, Tile
+from referee.engine.outcome import award_terms
 from referee.models import Event, Game, RoundVerification, TableAlert
 from referee.selectors import cached_verification
 from referee.services import verification
@@ -106,8 +107,13 @@ def _named(word: str) -> dict[str, Any]:
     return {"word": word, "text": text, "shout": word in SHOUTED}
 
 
-def round_banner(state: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """A finished round's named outcomes, or the MANGUNO of a round waiting for reveals."""
+def round_banner(
+    state: dict[str, Any], seats: list[dict[str, Any]], rules: RuleSet | None = None
+) -> dict[str, Any] | None:
+    """A finished round's named outcomes, or the MANGUNO of a round waiting for reveals.
+
+    ``rules``: the game's stakes (R40), to tell an award paid only in part (``short``);
+    without them nothing is said of a part payment."""
     rnd = state["round"]
     outcome = rnd.get("previous") if rnd["status"] == "awaiting_lead" else rnd.get("outcome")
     if not outcome:
@@ -132,6 +138,7 @@ def round_banner(state: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str
         # The round's end award; the passes' stones are with their events.
         "transfers": _transfers([t for t in outcome["transfers"] if t["move"] is None], seats),
         "unpaid": _unpaid(outcome, seats),
+        "short": _short(outcome, seats, rules),
     }
 
 
@@ -147,6 +154,50 @@ def _unpaid(outcome: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, A
         return None
     owed = outcome["manguno"] if outcome["mattikkeng"] else outcome["cucuq"]
     return _who(owed, seats) if owed is not None else None
+
+
+@dataclass(frozen=True)
+class _Settled:
+    """A settled round's outcome as the state gives it, read as the awards read one."""
+
+    named: tuple[str, ...]
+    first_cappu: int | None
+    manguno: int | None
+    mattikkeng: tuple[int, ...]
+    cucuq: int | None
+    remaining_pips: tuple[int, ...] | None
+
+    def is_settled(self) -> bool:
+        return True
+
+
+def _short(
+    outcome: dict[str, Any], seats: list[dict[str, Any]], rules: RuleSet | None
+) -> dict[str, Any] | None:
+    """The round's end award when its receiver got some but not all of it (R23: the
+    table and the givers ran out): ``{"seat", "paid", "owed"}`` in whole stones, else
+    ``None`` (paid in full, wholly unpaid — that is ``_unpaid`` — or a voided round)."""
+    if rules is None or outcome.get("void") or outcome["winner"] is None:
+        return None
+    award = award_terms(
+        rules,
+        _Settled(
+            tuple(outcome["named"]),
+            outcome["first_cappu"],
+            outcome["manguno"],
+            tuple(outcome["mattikkeng"]),
+            outcome["cucuq"],
+            tuple(outcome["remaining_pips"]) if outcome["remaining_pips"] else None,
+        ),
+    )
+    paid = sum(
+        t["stones"]
+        for t in outcome["transfers"]
+        if t["move"] is None and t["reason"] == award.reason and t["to"] == award.to
+    )
+    if paid == 0 or paid >= award.stones:
+        return None
+    return {"seat": _who(award.to, seats), "paid": paid, "owed": award.stones}
 
 
 # -- a seat's own hand (R31) ----------------------------------------------------------------

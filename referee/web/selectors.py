@@ -211,7 +211,7 @@ def table_page(
         ended_chain_of=ended_chain_of,
         picker=picker_tiles,
         events=[event_view(event, seats) for event in reversed(state["last_events"])],
-        banner=round_banner(state, seats),
+        banner=round_banner(state, seats, rules_of(game)),
         can_move=can_move,
         can_pass=can_move and status == "in_play" and may_pass,
         move_seat=move_seat,

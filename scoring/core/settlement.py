@@ -12,6 +12,7 @@ contracts in pyproject.toml keep ``scoring.core`` from importing the referee).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Protocol
 
 from scoring.core.ledger import SEATS, TABLE, Ledger, Transfer, transfer
@@ -114,8 +115,21 @@ def pass_awards(
     return transfers
 
 
-def round_award(ledger: Ledger, rules: Stakes, outcome: Settled) -> list[Transfer]:
-    """The end-of-round award of a settled round (R23b–R23d).
+@dataclass(frozen=True)
+class Award:
+    """A settled round's end-of-round award (R23b–R23d): seat ``to`` (0–4) receives up to
+    ``stones`` (whole stones), first from the table, the shortfall from the seats of
+    ``shortfall_from`` in that order; ``reason`` is the transfers' reason (``cappu``,
+    ``ceki``, ``pollo``, ``manguno``, ``mattikkeng``)."""
+
+    to: int
+    stones: int
+    shortfall_from: tuple[int, ...]
+    reason: str
+
+
+def award_terms(rules: Stakes, outcome: Settled) -> Award:
+    """What the end-of-round award of a settled round owes (R23b–R23d).
 
     FIRST CAPPU: the CUCUQ receives up to 1 / CEKI 3 / POLLO 5, shortfall
     from the FIRST CAPPU (R23b). Blocked without MATTIKKENG: the CUCUQ
@@ -123,10 +137,8 @@ def round_award(ledger: Ledger, rules: Stakes, outcome: Settled) -> list[Transfe
     MATTIKKENG: the MANGUNO receives up to 5 (up to 1 with more than one
     MATTIKKENG or one with exactly the MANGUNO's pips), the shortfall one
     stone at a time from each MATTIKKENG clockwise from the seat after the
-    MANGUNO (R23d).
+    MANGUNO (R23d). Stakes from the rule set (R40).
     """
-    if not outcome.is_settled():
-        raise ValueError("a blocked round is awarded once every seat's pips are known")
     named = outcome.named
     if "FIRST CAPPU" in named:
         assert outcome.first_cappu is not None and outcome.cucuq is not None
@@ -136,24 +148,35 @@ def round_award(ledger: Ledger, rules: Stakes, outcome: Settled) -> list[Transfe
             stones, reason = rules.ceki_stones, "ceki"
         else:
             stones, reason = rules.cucuq_stones, "cappu"
-        return ledger.award(
-            to=outcome.cucuq, stones=stones, shortfall_from=[outcome.first_cappu], reason=reason
-        )
+        return Award(outcome.cucuq, stones, (outcome.first_cappu,), reason)
     manguno = outcome.manguno
     assert manguno is not None and outcome.remaining_pips is not None
     if not outcome.mattikkeng:
         assert outcome.cucuq is not None
-        return ledger.award(
-            to=outcome.cucuq, stones=rules.cucuq_stones, shortfall_from=[manguno], reason="manguno"
-        )
+        return Award(outcome.cucuq, rules.cucuq_stones, (manguno,), "manguno")
     pips = outcome.remaining_pips
     reduced = len(outcome.mattikkeng) > 1 or pips[outcome.mattikkeng[0]] == pips[manguno]
     clockwise = [(manguno + k) % SEATS for k in range(1, SEATS)]
+    return Award(
+        manguno,
+        rules.manguno_reduced_stones if reduced else rules.manguno_stones,
+        tuple(s for s in clockwise if s in outcome.mattikkeng),
+        "mattikkeng",
+    )
+
+
+def round_award(ledger: Ledger, rules: Stakes, outcome: Settled) -> list[Transfer]:
+    """The end-of-round award of a settled round (R23b–R23d, ``award_terms``), paid
+    from ``ledger``: the transfers made (none of 0 stones; what nobody could give lapses,
+    R23)."""
+    if not outcome.is_settled():
+        raise ValueError("a blocked round is awarded once every seat's pips are known")
+    award = award_terms(rules, outcome)
     return ledger.award(
-        to=manguno,
-        stones=rules.manguno_reduced_stones if reduced else rules.manguno_stones,
-        shortfall_from=[s for s in clockwise if s in outcome.mattikkeng],
-        reason="mattikkeng",
+        to=award.to,
+        stones=award.stones,
+        shortfall_from=list(award.shortfall_from),
+        reason=award.reason,
     )
 
 

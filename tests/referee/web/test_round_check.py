@@ -4,12 +4,14 @@ phones until the next lead, with its outcome (R15, R23)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from referee.models import Game
 from tests.referee.web.conftest import enter
 from tests.referee.web.walks import CEKI_WITH_A_PASS, record_move
 
 CEKI = [record_move(*step) for step in CEKI_WITH_A_PASS]
+ROOT = Path(__file__).resolve().parents[3]
 PLAYED = sum(1 for _, tile, _ in CEKI_WITH_A_PASS if tile is not None)
 
 
@@ -61,7 +63,7 @@ def _settled(transfers: list[dict]) -> dict:
         "number": 7,
         "ending": "cappu",
         "finish": "ceki",
-        "named": ["CEKI"],
+        "named": ["FIRST CAPPU", "CEKI", "CUCUQ"],
         "first_cappu": 0,
         "manguno": None,
         "mattikkeng": [],
@@ -87,3 +89,46 @@ def test_an_award_with_nothing_left_to_give_says_so_r23() -> None:
     banner = round_banner(_settled([passed, paid]), seats)
     assert banner is not None
     assert banner["unpaid"] is None
+
+
+def test_an_award_paid_only_in_part_says_how_much_r23() -> None:
+    """R23: the CUCUQ is owed the CEKI's 3 stones; with 2 left on the table and nothing
+    from the FIRST CAPPU it receives 2, and the phones say 2 of 3."""
+    from referee.engine import RuleSet
+    from referee.web.panels import round_banner
+
+    seats = [{"seat": n, "name": name} for n, name in enumerate(["A", "B", "C", "Daeng", "Evi"])]
+    rules = RuleSet()
+    part = {"move": None, "from": "table", "to": 4, "stones": 2, "reason": "ceki"}
+    rest = {"move": None, "from": 0, "to": 4, "stones": 1, "reason": "ceki"}
+
+    short = round_banner(_settled([part]), seats, rules)
+    assert short is not None
+    assert short["short"] == {"seat": seats[4], "paid": 2, "owed": rules.ceki_stones}
+    assert short["unpaid"] is None
+    full = round_banner(_settled([part, rest]), seats, rules)
+    assert full is not None
+    assert full["short"] is None
+    nothing = round_banner(_settled([]), seats, rules)
+    assert nothing is not None
+    assert (nothing["short"], nothing["unpaid"]) == (None, seats[4])
+
+
+def test_the_phones_say_an_award_paid_in_part_in_each_language_r23() -> None:
+    """The banner's line for a part payment (``_live.html``) is in every catalog."""
+    from django.utils import translation
+
+    line = (
+        "%(name)s receives %(paid)s of the %(owed)s stones the round awards: "
+        "there was nothing more to give (R23)."
+    )
+    template = (ROOT / "referee/templates/referee/_live.html").read_text(encoding="utf-8")
+    assert "{{ name }} receives {{ paid }} of the {{ owed }} stones the round awards" in template
+    texts = {}
+    for language in ("en", "fr", "pl", "id"):
+        with translation.override(language):
+            texts[language] = translation.gettext(line) % {"name": "Evi", "paid": 2, "owed": 3}
+    assert texts["en"].startswith("Evi receives 2 of the 3 stones")
+    assert texts["fr"].startswith("Evi reçoit 2 des 3 pierres")
+    assert texts["pl"].startswith("Evi dostaje 2 z 3 kamieni")
+    assert texts["id"].startswith("Evi menerima 2 dari 3 batu")
