@@ -195,8 +195,6 @@ def _with_finished(round_state: dict[str, Any], engine: EngineGame, game: Game) 
         if not folded.rounds:
             return round_state
         finished = folded.rounds[-1]
-    if round_state.get("outcome", False) is None:
-        del round_state["outcome"]  # the shape of any round awaiting its lead
     if finished.voided:
         round_state["previous"] = _void_banner(finished)
     else:

@@ -56,6 +56,10 @@ def test_a_hand_declared_for_the_next_round_keeps_the_finished_one_on_every_phon
         assert "Round 1 as it ended: check it before the next lead." in page
         assert len(_chain(page)) == PLAYED
         assert "CEKI" in page
+    page = declaring.get("/table/").content.decode()  # and its own hand, for this round
+    assert "Your hand (only this phone shows it)" in page
+    assert "Change my hand…" in page
+    assert "Your hand (only this phone shows it)" not in other.get("/table/").content.decode()
 
 
 def _settled(transfers: list[dict]) -> dict:
