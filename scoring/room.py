@@ -219,7 +219,7 @@ def _table(number: int, game: Game, snapshot: dict[str, Any], events: list[Event
         table_stones=state["table"],
         turn=seats[turn] if turn is not None and status != "awaiting_reveals" else None,
         last=event_view(last, seats) if last is not None else None,
-        banner=round_banner(state, seats),
+        banner=round_banner(state, seats, rules_of(game)),
     )
 
 

@@ -108,17 +108,18 @@ def _named(word: str) -> dict[str, Any]:
 
 
 def round_banner(
-    state: dict[str, Any], seats: list[dict[str, Any]], rules: RuleSet | None = None
+    state: dict[str, Any], seats: list[dict[str, Any]], rules: RuleSet
 ) -> dict[str, Any] | None:
     """A finished round's named outcomes, or the MANGUNO of a round waiting for reveals.
 
-    ``rules``: the game's stakes (R40), to tell an award paid only in part (``short``);
-    without them nothing is said of a part payment."""
+    ``rules``: the game's stakes (R40), to tell an award unpaid (``unpaid``) or paid only
+    in part (``short``, R23)."""
     rnd = state["round"]
     outcome = rnd.get("previous") if rnd["status"] == "awaiting_lead" else rnd.get("outcome")
     if not outcome:
         return None
     named = list(outcome["named"])
+    paid = _award_paid(outcome, rules)
     if outcome.get("camat_elected") is not None:
         named.append("CAMAT")
     return {
@@ -137,23 +138,9 @@ def round_banner(
         ],
         # The round's end award; the passes' stones are with their events.
         "transfers": _transfers([t for t in outcome["transfers"] if t["move"] is None], seats),
-        "unpaid": _unpaid(outcome, seats),
-        "short": _short(outcome, seats, rules),
+        "unpaid": _unpaid(paid, seats),
+        "short": _short(paid, seats),
     }
-
-
-def _unpaid(outcome: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """Who was owed the round's end award but received no stone (R23: the table and every
-    giver had nothing left), or ``None``. The engine lists no transfer of 0 stones, so an
-    award unpaid is a settled round without an end-of-round transfer; the receiver is the
-    MANGUNO after MATTIKKENG (R23d), else the CUCUQ (R23b, R23c)."""
-    if outcome.get("void") or outcome["winner"] is None:
-        return None
-    awarded = [t for t in outcome["transfers"] if t["move"] is None and t["reason"] != "adjustment"]
-    if awarded:
-        return None
-    owed = outcome["manguno"] if outcome["mattikkeng"] else outcome["cucuq"]
-    return _who(owed, seats) if owed is not None else None
 
 
 @dataclass(frozen=True)
@@ -171,13 +158,11 @@ class _Settled:
         return True
 
 
-def _short(
-    outcome: dict[str, Any], seats: list[dict[str, Any]], rules: RuleSet | None
-) -> dict[str, Any] | None:
-    """The round's end award when its receiver got some but not all of it (R23: the
-    table and the givers ran out): ``{"seat", "paid", "owed"}`` in whole stones, else
-    ``None`` (paid in full, wholly unpaid — that is ``_unpaid`` — or a voided round)."""
-    if rules is None or outcome.get("void") or outcome["winner"] is None:
+def _award_paid(outcome: dict[str, Any], rules: RuleSet) -> tuple[int, int, int] | None:
+    """The round's end award as paid (R23b–R23d): ``(receiver seat, stones paid, stones
+    owed)``, the terms from the core (``award_terms``), or ``None`` for a voided round or
+    one not settled. What nobody could give lapsed (R23), so paid may fall short."""
+    if outcome.get("void") or outcome["winner"] is None:
         return None
     award = award_terms(
         rules,
@@ -195,9 +180,26 @@ def _short(
         for t in outcome["transfers"]
         if t["move"] is None and t["reason"] == award.reason and t["to"] == award.to
     )
-    if paid == 0 or paid >= award.stones:
+    return award.to, paid, award.stones
+
+
+def _unpaid(
+    paid: tuple[int, int, int] | None, seats: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """Who was owed the round's end award but received no stone (R23: the table and every
+    giver had nothing left), or ``None``."""
+    if paid is None or paid[1] > 0:
         return None
-    return {"seat": _who(award.to, seats), "paid": paid, "owed": award.stones}
+    return _who(paid[0], seats)
+
+
+def _short(paid: tuple[int, int, int] | None, seats: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The round's end award when its receiver got some but not all of it (R23):
+    ``{"seat", "paid", "owed"}`` in whole stones, else ``None`` (paid in full, wholly
+    unpaid — that is ``_unpaid`` — or a voided round)."""
+    if paid is None or not 0 < paid[1] < paid[2]:
+        return None
+    return {"seat": _who(paid[0], seats), "paid": paid[1], "owed": paid[2]}
 
 
 # -- a seat's own hand (R31) ----------------------------------------------------------------

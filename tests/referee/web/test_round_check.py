@@ -81,16 +81,17 @@ def _settled(transfers: list[dict]) -> dict:
 
 
 def test_an_award_with_nothing_left_to_give_says_so_r23() -> None:
+    from referee.engine import RuleSet
     from referee.web.panels import round_banner
 
     seats = [{"seat": n, "name": name} for n, name in enumerate(["A", "B", "C", "Daeng", "Evi"])]
     paid = {"move": None, "from": "table", "to": 4, "stones": 3, "reason": "ceki"}
     passed = {"move": 3, "from": "table", "to": 3, "stones": 1, "reason": "pass"}
 
-    unpaid = round_banner(_settled([passed]), seats)
+    unpaid = round_banner(_settled([passed]), seats, RuleSet())
     assert unpaid is not None
     assert unpaid["unpaid"] == seats[4]  # the CUCUQ was owed its CEKI stones (R23b)
-    banner = round_banner(_settled([passed, paid]), seats)
+    banner = round_banner(_settled([passed, paid]), seats, RuleSet())
     assert banner is not None
     assert banner["unpaid"] is None
 
