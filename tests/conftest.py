@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 from django.test.client import Client
+from django.utils import translation
 
 from tests import openapi_responses
 from tests.openapi_responses import checking
@@ -38,6 +39,17 @@ def worked_scenario(request: pytest.FixtureRequest) -> dict[str, Any]:
 def load_scenario() -> Callable[[str], dict[str, Any]]:
     """Load one scenario by its file stem, e.g. ``load_scenario("01_plain_finish")``."""
     return _load
+
+
+@pytest.fixture(autouse=True)
+def _default_language() -> Iterator[None]:
+    """Each test starts and ends in the default language. A request answered in another
+    language leaves that language active in the thread (``LocaleMiddleware`` activates, never
+    deactivates), which would decide what the next test's code reads from ``get_language()``
+    (a spreadsheet's separator, a message's text)."""
+    translation.deactivate()
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)
