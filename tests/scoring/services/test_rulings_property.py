@@ -115,9 +115,32 @@ def _rows(game: Game) -> list[tuple[Any, ...]]:
 
 def _state(game: Game) -> dict[str, Any]:
     """The state's fields alike for a fresh import, its verifications aside (compared on
-    their own: nobody confirmed the fresh import's rounds)."""
+    their own: nobody confirmed the fresh import's rounds), and each chain as the tiles it
+    holds, its ends unordered (``_unoriented``)."""
     state = selectors.game_state_for(Game.objects.get(pk=game.pk))
-    return _unverified({key: state[key] for key in STATE_FIELDS})
+    return _unoriented(_unverified({key: state[key] for key in STATE_FIELDS}))
+
+
+def _unoriented(value: Any) -> Any:
+    """``value`` with every ``chain`` as its tiles, sorted, and its ``ends`` sorted: which
+    side of the chain a play went where both ends show its number is the table's choice
+    (R11), kept with each
+    stored play (``side``) but not in a record (RECORD.md: a play names only the end it
+    matches), so a fresh import lays such plays where the replay first finds room. A
+    correction keeps the sides its kept plays had; the tiles and the ends' numbers, and
+    so every outcome and stone, are the same either way."""
+    if isinstance(value, dict):
+        return {
+            k: sorted("-".join(sorted(t.split("-"))) for t in v)
+            if k == "chain" and isinstance(v, list)
+            else sorted(v)
+            if k == "ends" and isinstance(v, list)
+            else _unoriented(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_unoriented(v) for v in value]
+    return value
 
 
 def _unverified(value: Any) -> Any:
