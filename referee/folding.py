@@ -10,9 +10,11 @@ only place where stored events meet the rules.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
+
+import orjson
 
 from referee.engine import Game, RuleSet, Standing
 from referee.engine.errors import RecordInvalid, RulingInvalid, gettext_noop
@@ -256,15 +258,27 @@ def _resumed(
 def check_storable(value: Any) -> None:
     """Raise ``record_invalid`` for text with a NUL character anywhere in ``value``: no
     database stores it, and a voided round (R35) keeps its events as entered."""
+    # Written as JSON, a NUL anywhere (a key or a value) is ``\u0000``: one pass in C over
+    # a 600-round record (issue 29). Only when those six characters appear (a NUL, or a
+    # text that spells them) are the values walked.
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        text = b"\\u0000"  # not JSON orjson writes: walk it
+    if b"\\u0000" in text:
+        _check_storable_walk(value)
+
+
+def _check_storable_walk(value: Any) -> None:
     if isinstance(value, str) and "\x00" in value:
         raise RecordInvalid(gettext_noop("text may not contain NUL characters"))
     if isinstance(value, dict):
         for key, item in value.items():
-            check_storable(key)
-            check_storable(item)
+            _check_storable_walk(key)
+            _check_storable_walk(item)
     elif isinstance(value, list):
         for item in value:
-            check_storable(item)
+            _check_storable_walk(item)
 
 
 @dataclass(frozen=True)
@@ -323,13 +337,16 @@ def placed(game: Game, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
     return payload if payload.get("side") == side else {**payload, "side": side}
 
 
-def with_sides(game: Game, entries: Sequence[Entry]) -> list[Entry]:
+def with_sides(
+    game: Game, entries: Sequence[Entry], rounds: Collection[int] | None = None
+) -> list[Entry]:
     """``entries`` (a whole game's, folded into ``game`` from its start) with each play
     after a judged round's lead carrying the ``side`` of the chain it was placed on
-    (``placed``)."""
+    (``placed``); ``rounds``: only the plays of those round numbers (the others as given),
+    so that a correction places what it changed, not the game (issue 29)."""
     sides: dict[tuple[int, int], str] = {}
     for game_round in game.rounds:
-        if game_round.voided:
+        if game_round.voided or (rounds is not None and game_round.round.number not in rounds):
             continue
         for index, place in enumerate(game_round.round.placements()):
             if place is not None:

@@ -101,13 +101,14 @@ def keep(game: Game, engine: EngineGame) -> int:
     if not new:
         return 0
     records, results = _entries(engine, new)
-    SettledRound.objects.bulk_create(
-        [
-            SettledRound(game=game, number=result["number"], record=record, result=result)
-            for record, result in zip(records, results, strict=True)
-        ],
-        ignore_conflicts=True,
-    )
+    rows = [
+        SettledRound(game=game, number=result["number"], record=record, result=result)
+        for record, result in zip(records, results, strict=True)
+    ]
+    if len(closed) > 2:  # the rows stored were read under the lock: none of these is there
+        store.insert_rows(SettledRound, rows)  # a COPY: a correction of round 1 writes 600
+    else:
+        SettledRound.objects.bulk_create(rows, ignore_conflicts=True)
     return len(new)
 
 

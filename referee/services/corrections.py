@@ -626,7 +626,10 @@ def _amended(payload: dict[str, Any]) -> dict[str, Any]:
 def _placed(engine: EngineGame, slots: list[_Slot]) -> list[_Slot]:
     """``slots`` judged into ``engine``, each new or amended play carrying the side of the
     chain the replay placed it on (``folding.with_sides``, R11); kept events as stored."""
-    entries = folding.with_sides(engine, [folding.Entry(s.kind, s.payload, s.round) for s in slots])
+    changed = {s.round for s in slots if s.changed and s.kind == Event.Kind.MOVE}
+    entries = folding.with_sides(
+        engine, [folding.Entry(s.kind, s.payload, s.round) for s in slots], rounds=changed
+    )
     return [
         replace(slot, payload=entry.payload) if slot.changed else slot
         for slot, entry in zip(slots, entries, strict=True)
@@ -870,11 +873,14 @@ def _store(
             origin.position if origin is not None and origin.position > previous else previous + 1
         )
         positions.append(previous)
-    shifts: dict[int, list[int]] = {}
-    for slot, position in zip(after, positions, strict=True):
-        if slot.origin is not None and not slot.changed and slot.origin.position != position:
-            shifts.setdefault(position - slot.origin.position, []).append(slot.origin.pk)
-            slot.origin.position = position
+    kept = sorted(
+        (slot.origin.position, position, slot.origin)
+        for slot, position in zip(after, positions, strict=True)
+        if slot.origin is not None and not slot.changed
+    )
+    shifts = store.shift_runs([(old, new) for old, new, _ in kept])
+    for _, position, origin in kept:
+        origin.position = position
     session_id = state_of(game).session_id
     new_rows = []
     for slot, position in zip(after, positions, strict=True):

@@ -154,17 +154,20 @@ def game_import(
     # one after another, so a league history in their order pages by time without ties (a
     # cursor's position, issue 32).
     times = [(played_at or now) + timedelta(microseconds=p) for p in range(len(entries))]
-    Event.objects.bulk_create(
-        Event(
-            game=game,
-            position=position,
-            kind=entry.kind,
-            payload=entry.payload,
-            round_number=effect.round,
-            entered_by=f"import by {actor}",
-            created_at=times[position],
-        )
-        for position, (entry, effect) in enumerate(zip(entries, effects, strict=True))
+    store.insert_rows(
+        Event,
+        [
+            Event(
+                game=game,
+                position=position,
+                kind=entry.kind,
+                payload=entry.payload,
+                round_number=effect.round,
+                entered_by=f"import by {actor}",
+                created_at=times[position],
+            )
+            for position, (entry, effect) in enumerate(zip(entries, effects, strict=True))
+        ],
     )
     # Each round dated by the event that settled it: the league need not fold it again.
     settled_at = {e.round: times[p] for p, e in enumerate(effects) if e.settled}
