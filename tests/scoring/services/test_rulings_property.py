@@ -124,11 +124,10 @@ def _state(game: Game) -> dict[str, Any]:
 def _unoriented(value: Any) -> Any:
     """``value`` with every ``chain`` as its tiles, sorted, and its ``ends`` sorted: which
     side of the chain a play went where both ends show its number is the table's choice
-    (R11), kept with each
-    stored play (``side``) but not in a record (RECORD.md: a play names only the end it
-    matches), so a fresh import lays such plays where the replay first finds room. A
-    correction keeps the sides its kept plays had; the tiles and the ends' numbers, and
-    so every outcome and stone, are the same either way."""
+    (R11), kept with each stored play (``side``) but not in a record (RECORD.md: a play
+    names only the end it matches), so a fresh import lays such plays where the replay
+    first finds room. A correction keeps the sides its kept plays had; the tiles and the
+    ends' numbers, and so every outcome and stone, are the same either way."""
     if isinstance(value, dict):
         return {
             k: sorted("-".join(sorted(t.split("-"))) for t in v)
