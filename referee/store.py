@@ -38,6 +38,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import cache, lru_cache
+from operator import attrgetter
 from typing import Any, NamedTuple, TypeVar
 
 import orjson
@@ -670,18 +671,6 @@ def forget_settled(game_id: Any, events: Sequence[Event]) -> None:
 # -- many rows at once ---------------------------------------------------------------
 
 
-def _copy_value(field: models.Field[Any, Any]) -> Callable[[models.Model], Any]:
-    """How one concrete field's value goes into a ``COPY`` row: JSON as its text (orjson,
-    keys made text as ``json.dumps`` makes them), a relation by its key, the rest as
-    stored on the instance (``pre_save``: a default ``now`` is taken then)."""
-    attname = field.attname
-    if isinstance(field, models.JSONField):
-        return lambda obj: None if (value := getattr(obj, attname)) is None else _json(value)
-    if isinstance(field, models.DateTimeField) and (field.auto_now or field.auto_now_add):
-        return lambda obj: field.pre_save(obj, add=True)
-    return lambda obj: getattr(obj, attname)
-
-
 def insert_rows(model: type[models.Model], objs: Sequence[models.Model]) -> int:
     """Insert ``objs`` (unsaved instances of ``model``, whose keys are not wanted back): on
     PostgreSQL one ``COPY … FROM STDIN`` of every concrete field but the automatic key
@@ -701,7 +690,12 @@ def insert_rows(model: type[models.Model], objs: Sequence[models.Model]) -> int:
         for f in model._meta.concrete_fields
         if not (f is pk and isinstance(f, models.AutoField | models.BigAutoField))
     ]
-    values = [_copy_value(f) for f in fields]
+    for f in fields:
+        if isinstance(f, models.DateTimeField) and (f.auto_now or f.auto_now_add):
+            for obj in objs:
+                setattr(obj, f.attname, f.pre_save(obj, add=True))
+    values = attrgetter(*(f.attname for f in fields))
+    encoded = [i for i, f in enumerate(fields) if isinstance(f, models.JSONField)]
     quote = db.ops.quote_name
     sql = (
         f"COPY {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
@@ -709,7 +703,11 @@ def insert_rows(model: type[models.Model], objs: Sequence[models.Model]) -> int:
     )
     with db.wrap_database_errors, db.cursor() as cursor, cursor.cursor.copy(sql) as copy:
         for obj in objs:
-            copy.write_row([value(obj) for value in values])
+            row = list(values(obj)) if len(fields) > 1 else [values(obj)]
+            for i in encoded:
+                if row[i] is not None:
+                    row[i] = _json(row[i])  # as its text, keys made text as json.dumps does
+            copy.write_row(row)
     return len(objs)
 
 
@@ -1146,7 +1144,7 @@ def append_event(
     nothing is written (``None``).
     """
     assert opens is None or (expected_version is not None and session_id == opens.id)
-    event = _new_event(
+    event = new_event(
         game,
         position=position,
         kind=kind,
@@ -1172,7 +1170,7 @@ def append_event(
     return None
 
 
-def _new_event(game: Game, **fields: Any) -> Event:
+def new_event(game: Game, **fields: Any) -> Event:
     """``Event(game=game, **fields)``, unsaved: every other field its default.
 
     ``Model.__init__`` with keyword arguments (a descriptor set for each, ``pre_init`` and

@@ -157,8 +157,8 @@ def game_import(
     store.insert_rows(
         Event,
         [
-            Event(
-                game=game,
+            store.new_event(
+                game,
                 position=position,
                 kind=entry.kind,
                 payload=entry.payload,

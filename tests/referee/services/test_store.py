@@ -470,7 +470,7 @@ def test_a_new_event_is_the_orms_in_every_field_state_and_cached_game():
         "created_at": timezone.now(),
     }
 
-    ours, orm = store._new_event(game, **fields), Event(game=game, **fields)
+    ours, orm = store.new_event(game, **fields), Event(game=game, **fields)
 
     names = [f.attname for f in Event._meta.concrete_fields]
     assert [getattr(ours, n) for n in names] == [getattr(orm, n) for n in names]
@@ -486,7 +486,7 @@ def test_a_new_event_is_the_orms_in_every_field_state_and_cached_game():
 
     post_init.connect(listener, sender=Event)
     try:
-        heard = store._new_event(game, **fields)
+        heard = store.new_event(game, **fields)
     finally:
         post_init.disconnect(listener, sender=Event)
     assert built == [heard]  # someone listens: built through __init__
