@@ -364,6 +364,10 @@ class TableToken(models.Model):
     client_device = models.CharField(max_length=JOIN_CLIENT_MAX_LENGTH, blank=True, default="")
     client_issued = models.CharField(max_length=JOIN_CLIENT_MAX_LENGTH, blank=True, default="")
     client_address = models.CharField(max_length=JOIN_CLIENT_MAX_LENGTH, blank=True, default="")
+    # The newest organiser's correction this phone dismissed the notice of (issue 28).
+    notice_seen = models.PositiveIntegerField(
+        default=0, help_text="The last correction whose notice this phone dismissed."
+    )
 
     class Meta:
         ordering = ["game", "created_at"]

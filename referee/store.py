@@ -412,6 +412,61 @@ def _effect_of(values: list[Any], round_number: int) -> folding.Effects:
     )
 
 
+# The organiser's corrections a phone is told of at most at once (the newest).
+NOTICES_KEPT = 3
+
+
+@dataclass(frozen=True, slots=True)
+class CorrectionNotice:
+    """What an organiser's correction of a round changed, as every phone is told (issue 28).
+
+    ``correction``: the ``Correction``'s id; ``kind``: ``corrected`` (R37), ``voided``
+    (R35) or ``adjusted`` (R36); ``round``: the first round it changed; ``before`` and
+    ``after``: each seat's stones (seats 0–4, whole stones) just before and just after it;
+    ``until``: the round whose lead ends the notice, the first to begin after it
+    (``ends_at``).
+    """
+
+    correction: int
+    kind: str
+    round: int
+    before: tuple[int, ...]
+    after: tuple[int, ...]
+    until: int
+
+    @staticmethod
+    def ends_at(number: int, *, led: bool) -> int:
+        """The round whose lead ends a notice given while round ``number`` is the table's
+        current one (the round in play, else the next; ``led``: its lead is in)."""
+        return number + 1 if led else number
+
+    def is_shown(self, number: int, *, led: bool) -> bool:
+        """Whether a table whose current round is ``number`` still shows it: until the
+        lead of round ``until``."""
+        return number < self.until or (number == self.until and not led)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "correction": self.correction,
+            "kind": self.kind,
+            "round": self.round,
+            "before": list(self.before),
+            "after": list(self.after),
+            "until": self.until,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CorrectionNotice:
+        return cls(
+            correction=int(data["correction"]),
+            kind=str(data["kind"]),
+            round=int(data["round"]),
+            before=tuple(int(n) for n in data["before"]),
+            after=tuple(int(n) for n in data["after"]),
+            until=int(data["until"]),
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class GameState:
     """``Game.state``, typed. Every field but ``snapshot`` may be absent from old rows.
@@ -425,7 +480,9 @@ class GameState:
     ``computer_seats``: ``{"<seat>": strategy}`` (R39);
     ``current``: the current round's cache (``RoundCache``), or ``None``;
     ``verification``: ``{"<round>": verification}`` of the rounds the state can show
-    (``referee.services.verification`` keeps it, issue 11).
+    (``referee.services.verification`` keeps it, issue 11);
+    ``notices``: the organiser's corrections every phone is told of until the next round
+    begins (``CorrectionNotice.to_json`` each, oldest first, issue 28).
     """
 
     snapshot: dict[str, Any]
@@ -437,6 +494,7 @@ class GameState:
     computer_seats: dict[str, str] = field(default_factory=dict)
     current: RoundCache | None = None
     verification: dict[str, Any] = field(default_factory=dict)
+    notices: tuple[dict[str, Any], ...] = ()
 
     @classmethod
     def initial(cls, rules: RuleSet) -> GameState:
@@ -459,6 +517,7 @@ class GameState:
             computer_seats=dict(data.get("computer_seats") or {}),
             current=RoundCache.from_json(current) if current else None,
             verification=dict(data.get("verification") or {}),
+            notices=tuple(data.get("notices") or ()),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -477,6 +536,8 @@ class GameState:
             data["current"] = self.current.to_json()
         if self.verification:
             data["verification"] = dict(self.verification)
+        if self.notices:
+            data["notices"] = [dict(n) for n in self.notices]
         return data
 
 
@@ -533,14 +594,20 @@ def commit_refold(
     substitutes: Sequence[Sequence[Any]],
     verification: dict[str, Any],
     next_position: int | None = None,
+    notice: CorrectionNotice | None = None,
 ) -> None:
     """``commit`` after the game's events changed under it (an undo, a correction, a ruling,
     R35–R38): ``snapshot``, the standing at the start of the last round begun of the whole
     game's fold (``folding.advance_snapshot``), the live ``substitutes`` (``[round, seat,
     name, player]`` each, R38), the verifications the state shows
     (``referee.services.verification.shown``) and the next position when it grew. The
-    round cache is dropped: it is of the older version."""
+    round cache is dropped: it is of the older version. ``notice``: what an organiser's
+    correction changed, for every phone (kept with the earlier notices still shown)."""
     state = state_of(game)
+    notices = state.notices
+    if notice is not None:  # the earlier ones still shown at the table, and this one
+        kept = [n for n in notices if n["until"] >= notice.until][-(NOTICES_KEPT - 1) :]
+        notices = (*kept, notice.to_json())
     commit(
         game,
         replace(
@@ -549,6 +616,7 @@ def commit_refold(
             substitutes=tuple(tuple(s) for s in substitutes),
             current=None,
             verification=dict(verification),
+            notices=notices,
             next_position=max(state.next_position or 0, next_position or 0)
             if next_position is not None
             else state.next_position,

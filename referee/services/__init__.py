@@ -56,6 +56,7 @@ from referee.services.events import (
 from referee.services.tables import (
     join_code_check,
     normalise_join_code,
+    notice_dismiss,
     seat_release,
     table_join,
     table_leave,
@@ -89,6 +90,7 @@ __all__ = [
     "guard",
     "join_code_check",
     "normalise_join_code",
+    "notice_dismiss",
     "probes",
     "seat_release",
     "session_end",

@@ -468,6 +468,8 @@ def _correct(
             return replayed
         guard.check_open(game, precondition, actor)
         live, since = _tail(game, rounds_from)
+        # What every phone is told of an organiser's correction (issue 28): the stones now.
+        stones_before = _stones_now(game) if actor.is_organiser else None
         before = [_Slot(e.kind, e.payload, e.round_number, e) for e in live]
         after = edit(game, list(before))
         if _same(before, after):
@@ -516,6 +518,9 @@ def _correct(
                 substitutes=_substitutes_before(game, since) + substitutes_of(after),
                 verification=verification.shown(game, snapshot),
                 next_position=next_position,
+                notice=_notice(correction, engine, stones_before)
+                if stones_before is not None
+                else None,
             )
             signals.rounds_changed.send(
                 Game,
@@ -831,6 +836,47 @@ def _start(game: Game, before: list[_Slot], after: list[_Slot]) -> dict[str, Any
     number = _first_changed(before, after)
     number = min(number, max((s.round for s in after), default=1))
     return settled.snapshot_before(game, number)
+
+
+# The organiser's corrections every phone is told of (issue 28), in the table's words.
+_NOTICE_KINDS = {
+    Correction.Kind.AMEND: "corrected",
+    Correction.Kind.CORRECT: "corrected",
+    Correction.Kind.REPLACE: "corrected",
+    Correction.Kind.VOID: "voided",
+    Correction.Kind.ADJUST: "adjusted",
+}
+
+
+def _stones_now(game: Game) -> tuple[int, ...]:
+    """Each seat's stones as the table holds them now (seats 0–4): the current round
+    folded from the row's snapshot, as the phones see it."""
+    engine, _ = store.current_round(game).fold(rules_of(game))
+    return tuple(engine.standing().stones)
+
+
+def _notice(
+    correction: Correction, engine: EngineGame, before: tuple[int, ...]
+) -> store.CorrectionNotice | None:
+    """What every phone is told of ``correction`` (R35–R37): the first round it changed and
+    each seat's stones before and after it, until the next round begins; ``None`` for a
+    correction that is not the organiser's ruling on a round (a substitute, a re-seating:
+    only a name changes, R38)."""
+    kind = _NOTICE_KINDS.get(Correction.Kind(correction.kind))
+    rounds = [c["round"] for c in correction.changes if isinstance(c.get("round"), int)]
+    if kind is None or not rounds:
+        return None
+    current = engine.current
+    return store.CorrectionNotice(
+        correction=correction.pk,
+        kind=kind,
+        round=min(rounds),
+        before=before,
+        after=tuple(engine.standing().stones),
+        until=store.CorrectionNotice.ends_at(
+            _current_round_number(engine), led=current is not None and bool(current.round.moves)
+        ),
+    )
 
 
 def _current_round_number(engine: EngineGame) -> int:

@@ -151,3 +151,16 @@ def table_leave(*, token: TableToken) -> None:
     live = game.tokens.filter(pk=token.pk, revoked_at__isnull=True).first()
     if live is not None:
         store.revoke_tokens(game, [live])
+
+
+def notice_dismiss(*, token: TableToken, seen: int) -> int:
+    """This phone dismisses the notices of the organiser's corrections up to correction
+    ``seen`` (issue 28): only those the game tells of now (a larger id is taken as the
+    newest of them, so a later correction is still told). Returns the id kept; other
+    phones keep their notices."""
+    told = [int(n["correction"]) for n in state_of(token.game).notices]
+    seen = min(seen, max(told, default=0))
+    if seen > token.notice_seen:
+        TableToken.objects.filter(pk=token.pk, notice_seen__lt=seen).update(notice_seen=seen)
+        token.notice_seen = seen
+    return token.notice_seen

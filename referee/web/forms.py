@@ -127,6 +127,12 @@ class UndoForm(WriteForm):
     pass
 
 
+class NoticeForm(WriteForm):
+    """ "Dismiss" under the notices of the organiser's corrections: the newest one shown."""
+
+    seen = forms.IntegerField(min_value=1, max_value=2**31 - 1, widget=forms.HiddenInput)
+
+
 class HandForm(WriteForm):
     """Five distinct tiles of this phone's seat (R31); ``position`` amends the declared one."""
 

@@ -12,7 +12,7 @@ numbers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.translation import gettext
@@ -20,7 +20,7 @@ from django.utils.translation import gettext
 from referee import selectors
 from referee.engine import Tile
 from referee.models import Game, TableToken
-from referee.store import rule_set, rules_of
+from referee.store import CorrectionNotice, rule_set, rules_of, state_of
 from referee.web.panels import (
     HandPanel,
     event_view,
@@ -58,6 +58,14 @@ class TablePage:
     # Until the next lead, the finished round's chain stays for the table to check: the
     # number of that round (``chain`` is then its chain), else ``None`` (issue 28).
     ended_chain_of: int | None = None
+    # The organiser's corrections of a round every phone is told of until the next round
+    # begins or this phone dismisses them (``correction_notices``, issue 28), newest first.
+    notices: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def notices_seen(self) -> int:
+        """The newest correction the notices shown tell of: what "Dismiss" dismisses."""
+        return max((n["correction"] for n in self.notices), default=0)
 
     @property
     def mode_query(self) -> str:
@@ -97,7 +105,9 @@ class TablePage:
         else:
             mode = "reveal-seats" if self.reveal_seats else "picker"
         tiles = ",".join(f"{t.domino.name}={t.state}" for t in self.picker if t.enabled)
-        return f"{mode}|{self.move_seat}|{self.can_pass}|{tiles}"
+        # A correction's notice comes or goes above the tiles: what is under a finger moves.
+        notices = ",".join(str(n["correction"]) for n in self.notices)
+        return f"{mode}|{self.move_seat}|{self.can_pass}|{tiles}|{notices}"
 
     @property
     def round_summary(self) -> dict[str, Any] | None:
@@ -222,7 +232,64 @@ def table_page(
         confirm_undo=confirm_undo and undo_event is not None,
         computer_move=_computer_move(last, state),
         hand=hand,
+        notices=correction_notices(game, state, seats, seen=token.notice_seen),
     )
+
+
+def correction_notices(
+    game: Game, state: dict[str, Any], seats: list[dict[str, Any]], *, seen: int = 0
+) -> list[dict[str, Any]]:
+    """The organiser's corrections of a round (R35–R37) a phone is told of, newest first:
+    each shown until the lead of the next round to begin after it, or until this phone
+    dismissed it (``seen``: the newest correction dismissed). Each is ``{"correction",
+    "round", "kind", "text", "changes": [{"seat", "name", "before", "after"}]}`` with the
+    seats whose stones changed, in the table's words ("Round 2 corrected: Daeng 3 → 5.")."""
+    rnd = state["round"]
+    number, led = int(rnd["number"]), rnd["status"] != "awaiting_lead"
+    shown = []
+    for data in reversed(state_of(game).notices):
+        notice = CorrectionNotice.from_json(data)
+        if notice.correction <= seen or not notice.is_shown(number, led=led):
+            continue
+        changes = [
+            {"seat": seat, "name": seats[seat]["name"], "before": old, "after": new}
+            for seat, (old, new) in enumerate(zip(notice.before, notice.after, strict=True))
+            if old != new and seat < len(seats)
+        ]
+        shown.append(
+            {
+                "correction": notice.correction,
+                "round": notice.round,
+                "kind": notice.kind,
+                "changes": changes,
+                "text": _notice_text(notice.kind, notice.round, changes),
+            }
+        )
+    return shown
+
+
+def _notice_text(kind: str, number: int, changes: list[dict[str, Any]]) -> str:
+    """ "Round 2 corrected: Daeng 3 → 5, Evi 7 → 5." in the page's language."""
+    stones = ", ".join(f"{c['name']} {c['before']} → {c['after']}" for c in changes)
+    if kind == "voided":
+        text = (
+            gettext("Round %(number)s voided: %(stones)s.")
+            if changes
+            else gettext("Round %(number)s voided: no seat's stones changed.")
+        )
+    elif kind == "adjusted":
+        text = (
+            gettext("Round %(number)s adjusted: %(stones)s.")
+            if changes
+            else gettext("Round %(number)s adjusted: no seat's stones changed.")
+        )
+    else:
+        text = (
+            gettext("Round %(number)s corrected: %(stones)s.")
+            if changes
+            else gettext("Round %(number)s corrected: no seat's stones changed.")
+        )
+    return text % {"number": number, "stones": stones}
 
 
 def _computer_move(last: dict[str, Any] | None, state: dict[str, Any]) -> dict[str, Any] | None:

@@ -16,6 +16,7 @@ urlpatterns = [
     path("table/move/", views.move, name="move"),
     path("table/reveal/", views.reveal, name="reveal"),
     path("table/undo/", views.undo, name="undo"),
+    path("table/notice/", views.notice, name="notice"),
     path("table/hand/", hands.declare, name="hand"),
     path("table/verify/", verification.verify, name="verify"),
     path("games/", views.organiser_games, name="organiser-games"),

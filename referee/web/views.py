@@ -257,6 +257,21 @@ def undo(request: HtmxHttpRequest) -> HttpResponse:
     )
 
 
+@require_POST
+@database_unavailable_as_503
+def notice(request: HtmxHttpRequest) -> HttpResponse:
+    """ "Dismiss" under the notices of the organiser's corrections: gone from this phone
+    until another correction (issue 28); the table is unchanged."""
+    token = session_token(request)
+    if token is None:
+        return taps.gone(request)
+    form = forms.NoticeForm(request.POST)
+    if not form.is_valid():
+        return taps.answer(request, token, taps.form_refusal(form), 400)
+    services.notice_dismiss(token=token, seen=form.cleaned_data["seen"])
+    return taps.answer(request, token, None, 200)
+
+
 def _submit(
     request: HtmxHttpRequest,
     token: TableToken,

@@ -17,6 +17,10 @@
  * cancelled and why. When a live update changes what a tap in the entry would mean
  * (data-entry), taps are held for GUARD_MS and the page says why.
  *
+ * Banners. The hint, the outbox and the network banner sit in one dock over the bottom
+ * of the screen; while one shows, the page keeps its end and its own scrolls clear of it
+ * and brings the tiles above it ("reserve"), so no tile button stays under a banner.
+ *
  * Without this script the forms and links still work as plain HTML.
  */
 (function () {
@@ -25,8 +29,11 @@
   var TIMEOUT_MS = 8000;       // a request without an answer by then is retried
   var GUARD_MS = 900;          // taps held after a live update changed the entry
   var MAX_PAUSE_MS = 10000;    // the longest pause between two sends of a kept tap
+  var SENDING_MS = 1000;       // "Sending…" shows only for a tap not answered by then
 
   var inFlight = null;         // the outbox entry being sent
+  var sentAt = 0;              // when it was sent
+  var sendingTimer = null;
   var retryTimer = null;
   var pollTimer = null;
   var swaps = 0;               // bumped by every redraw: a poll answer older than one is dropped
@@ -113,9 +120,9 @@
   function net(kind) {
     var box = document.getElementById("net");
     if (!box) return;
-    if (!kind || !box.dataset[kind]) { box.hidden = true; box.textContent = ""; return; }
-    box.textContent = box.dataset[kind];
-    box.hidden = false;
+    if (!kind || !box.dataset[kind]) { box.hidden = true; box.textContent = ""; }
+    else { box.textContent = box.dataset[kind]; box.hidden = false; }
+    reserve();
   }
 
   function hint(text) {
@@ -123,6 +130,45 @@
     if (!box) return;
     box.textContent = text || "";
     box.hidden = !text;
+    reserve();
+  }
+
+  // -- the banners at the bottom never cover a tile (issue 28) ---------------------------
+  // The hint, the outbox and the network banner sit in one dock fixed over the bottom of
+  // the screen. While one shows, html[data-dock] carries the dock's height (--dock): the
+  // page's own scrolls (the seat's turn, a focused tile) end above it (scroll-padding), and
+  // the page's end stays as free as the tallest dock yet (--dock-reserve; never shrunk, so
+  // the page does not jump back when a banner goes). When the dock grows over the tiles,
+  // they are brought above it.
+  var docked = 0;              // the dock's height now, with its margins (0: no banner)
+  var reserved = 0;            // the tallest dock yet
+
+  function reserve() {
+    var dock = document.getElementById("dock");
+    if (!dock) return;
+    var shown = Array.prototype.some.call(dock.children, function (c) { return !c.hidden; });
+    var height = shown ? Math.ceil(dock.getBoundingClientRect().height) + 16 : 0;
+    var root = document.documentElement;
+    if (height > reserved) {
+      reserved = height;
+      document.body.style.setProperty("--dock-reserve", reserved + "px");
+    }
+    if (height) { root.style.setProperty("--dock", height + "px"); root.dataset.dock = "1"; }
+    else { root.style.removeProperty("--dock"); delete root.dataset.dock; }
+    var grew = height > docked;
+    docked = height;
+    if (grew) clearTiles(dock);
+  }
+
+  // Tiles (the picker, the end or seat choices) under the dock: their end just above it.
+  function clearTiles(dock) {
+    document.querySelectorAll("#live .picker, #live .choices").forEach(function (el) {
+      var over = dock.getBoundingClientRect();
+      var box = el.getBoundingClientRect();
+      if (box.height && box.top < over.bottom && box.bottom > over.top) {
+        window.scrollBy(0, Math.ceil(box.bottom - over.top) + 8);
+      }
+    });
   }
 
   // The outbox on screen: what is not sent yet, why, and the buttons to send or remove it.
@@ -139,10 +185,13 @@
       li.dataset.key = e.key;
       taps.appendChild(li);
     });
-    box.hidden = list.length === 0;
+    // A tap answered at once never shows "Sending…": the page stays still under the finger.
+    var quick = inFlight && !reason && Date.now() - sentAt < SENDING_MS;
+    box.hidden = list.length === 0 || quick;
     box.dataset.state = reason || "sending";
     box.querySelector(".state").textContent = box.dataset[reason || "sending"];
     if (list.length) net(null);
+    reserve();
   }
 
   // -- sending taps, in order, until the referee answers ------------------------------
@@ -183,8 +232,14 @@
   // The tap on its way (html[data-sending] meanwhile, for the tests' screenshots).
   function sending(entry) {
     inFlight = entry;
-    if (entry) document.documentElement.dataset.sending = "1";
-    else delete document.documentElement.dataset.sending;
+    window.clearTimeout(sendingTimer);
+    if (entry) {
+      document.documentElement.dataset.sending = "1";
+      sentAt = Date.now();
+      sendingTimer = window.setTimeout(render, SENDING_MS + 20);
+    } else {
+      delete document.documentElement.dataset.sending;
+    }
   }
 
   function keep(entry, why, retryAfter) {
@@ -302,6 +357,8 @@
     pump();
     schedule();
     toMyTurn();
+    if (window.ResizeObserver) new window.ResizeObserver(reserve).observe(document.getElementById("dock"));
+    window.addEventListener("resize", reserve);
     document.getElementById("outbox").addEventListener("click", function (event) {
       var button = event.target.closest("button");
       if (!button) return;

@@ -217,6 +217,10 @@ PAGES: list[Page] = [
         then=_tap_offline_then_a_grey_tile,
     ),
     Page("table-settled-round", lambda n: "/table/", who="phone", game="settled"),
+    # The notice of the organiser's void of round 1 (R35), with its "Dismiss" (issue 28).
+    Page(
+        "table-correction-notice-pl", lambda n: "/table/", who="phone", game="voided", language="pl"
+    ),
     Page("table-in-play-fr", lambda n: "/table/", who="phone", language="fr"),
     Page("login", lambda n: "/accounts/login/"),
     Page("organiser-games", lambda n: "/games/", who="organiser"),
