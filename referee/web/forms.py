@@ -201,6 +201,12 @@ class GameCreateForm(forms.Form):
                     )
                 },
             )
+            # A club player who sits in another open game is refused unless the organiser
+            # ticks this after being told who and where (R38): people do move tables.
+            self.fields["seat_anyway"] = forms.BooleanField(
+                label=_("Seat anyway a player who sits in another open game"),
+                required=False,
+            )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

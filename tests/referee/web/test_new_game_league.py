@@ -272,3 +272,31 @@ def test_a_chosen_player_in_a_friendly_game_is_refused(director, club) -> None:
 
     assert response.status_code == 400
     assert not Game.objects.exists()
+
+
+def test_a_player_seated_in_another_open_game_is_named_and_seated_only_when_confirmed(
+    director, club
+) -> None:
+    """R38: a club player who sits in another open game is refused as the API refuses
+    (409 ``player_seated_elsewhere``), the form naming the player and that game; ticking
+    "Seat anyway" seats them deliberately."""
+    from tests.scoring.factories import PlayerFactory
+
+    wulan = PlayerFactory(club=club, display_name="Wulan")
+    client = signed_in(director)
+    first = {**SEATS, "seat_0": "", "seat_0_player": str(wulan.pk), "league": str(club.pk)}
+    assert client.post("/games/", first).status_code == 302
+    again = {**first, "seat_1": "Ani", "seat_2": "Cici", "seat_3": "Dodi", "seat_4": "Eka"}
+
+    response = client.post("/games/", again)
+
+    assert response.status_code == 409
+    page = response.content.decode()
+    assert "Wulan already sits in another open game (Wulan · Baso · Icha · Upi · Rahma)" in page
+    assert 'name="seat_anyway"' in page
+    assert Game.objects.count() == 1
+
+    response = client.post("/games/", {**again, "seat_anyway": "on"})
+
+    assert response.status_code == 302
+    assert Game.objects.count() == 2
