@@ -304,7 +304,9 @@ def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
     if isinstance(user, AnonymousUser):  # login_required let nobody else in
         raise PermissionDenied
     leagues = league().new_game_leagues(user=user)  # the clubs (and seasons) it organises
-    form = forms.GameCreateForm(request.POST or None, leagues=leagues)
+    form = forms.GameCreateForm(
+        request.POST or None, leagues=leagues, for_league=request.GET.get("league", "")
+    )
     status = 200
     if request.method == "POST":
         status = 400

@@ -300,3 +300,46 @@ def test_a_player_seated_in_another_open_game_is_named_and_seated_only_when_conf
 
     assert response.status_code == 302
     assert Game.objects.count() == 2
+
+
+def test_an_organiser_of_two_clubs_is_offered_only_the_players_of_the_club_the_form_is_for(
+    director, club
+) -> None:
+    """R3: a seat's picker lists the players of one club, the one the form counts for
+    (``?league=``, as the club's pages link to it); opened for no club, it offers none and
+    links to each club's form instead."""
+    from tests.scoring.factories import PlayerFactory
+
+    other = ClubFactory(name="Parepare Club", slug="parepare")
+    OrganiserFactory(club=other, user=director)
+    wulan = PlayerFactory(club=club, display_name="Wulan")
+    PlayerFactory(club=other, display_name="Stranger")
+    client = signed_in(director)
+
+    page = client.get(f"/games/?league={club.pk}").content.decode()
+
+    assert f'<option value="{wulan.pk}">Wulan</option>' in page
+    assert "Stranger" not in page
+    assert f'<option value="{club.pk}" selected>' in page
+    page = client.get("/games/").content.decode()
+    assert 'name="seat_0_player"' not in page
+    assert f'href="?league={other.pk}"' in page
+    club_page = client.get(f"/clubs/{other.slug}/manage/").content.decode()
+    assert f'href="/games/?league={other.pk}"' in club_page
+
+
+def test_another_clubs_player_chosen_for_a_seat_is_refused_on_that_seat(director, club) -> None:
+    from tests.scoring.factories import PlayerFactory
+
+    other = ClubFactory(name="Parepare Club", slug="parepare")
+    OrganiserFactory(club=other, user=director)
+    stranger = PlayerFactory(club=other, display_name="Stranger")
+    posted = {**SEATS, "seat_0": "", "seat_0_player": str(stranger.pk), "league": str(club.pk)}
+
+    response = signed_in(director).post("/games/", posted)
+
+    assert response.status_code == 400
+    assert response.context["form"].errors["seat_0_player"] == [
+        "Choose one of the players of the club the game counts for."
+    ]
+    assert not Game.objects.exists()
