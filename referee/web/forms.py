@@ -240,6 +240,8 @@ class GameCreateForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         for seat in range(5):
+            if f"seat_{seat}_player" in self.errors:
+                continue  # a bad choice is said once, on its field
             if f"seat_{seat}_player" in self.fields and not (
                 data.get(f"seat_{seat}_player") or data.get(f"seat_{seat}")
             ):
