@@ -161,7 +161,7 @@ class GameCreateForm(forms.Form):
     is refused (``invalid_choice``). With club players, each seat also offers them
     (``seat_N_player``): only the players of the club the form is for (``league`` posted,
     else ``for_league``, the page's ``?league=``, else the user's only club); a seat takes
-    the player chosen, else the name typed."""
+    the player chosen or the name typed, never both."""
 
     seat_0 = forms.CharField(label=_("Seat 0"), max_length=80)
     seat_1 = forms.CharField(label=_("Seat 1"), max_length=80)
@@ -242,6 +242,11 @@ class GameCreateForm(forms.Form):
         for seat in range(5):
             if f"seat_{seat}_player" in self.errors:
                 continue  # a bad choice is said once, on its field
+            if data.get(f"seat_{seat}_player") and (data.get(f"seat_{seat}") or "").strip():
+                self.add_error(  # which of the two was meant is not ours to guess
+                    f"seat_{seat}", gettext("Choose a player or type a name, not both.")
+                )
+                continue
             if f"seat_{seat}_player" in self.fields and not (
                 data.get(f"seat_{seat}_player") or data.get(f"seat_{seat}")
             ):

@@ -227,7 +227,7 @@ def test_players_chosen_per_seat_are_seated_even_two_of_one_name(director, club)
         **SEATS,
         "seat_0": "",
         "seat_0_player": str(wulan.pk),
-        "seat_2": "Icha",
+        "seat_2": "",
         "seat_2_player": str(second_icha.pk),
     }
 
@@ -342,4 +342,20 @@ def test_another_clubs_player_chosen_for_a_seat_is_refused_on_that_seat(director
     assert response.context["form"].errors["seat_0_player"] == [
         "Choose one of the players of the club the game counts for."
     ]
+    assert not Game.objects.exists()
+
+
+def test_a_seat_given_both_a_chosen_player_and_a_typed_name_is_refused(director, club) -> None:
+    """R3: a seat has one player; when the form names two, neither silently wins."""
+    from tests.scoring.factories import PlayerFactory
+
+    wulan = PlayerFactory(club=club, display_name="Wulan")
+    posted = {**SEATS, "seat_1_player": str(wulan.pk), "league": str(club.pk)}  # and "Baso"
+
+    response = signed_in(director).post("/games/", posted)
+
+    assert response.status_code == 400
+    assert response.context["form"].errors == {
+        "seat_1": ["Choose a player or type a name, not both."]
+    }
     assert not Game.objects.exists()
