@@ -359,3 +359,22 @@ def test_a_seat_given_both_a_chosen_player_and_a_typed_name_is_refused(director,
         "seat_1": ["Choose a player or type a name, not both."]
     }
     assert not Game.objects.exists()
+
+
+def test_a_name_typed_of_a_merged_player_seats_the_player_they_were_merged_into(
+    director, club
+) -> None:
+    """R3: a merge keeps the merged player's row (``merged_into``); their name typed for a
+    seat is the surviving player, whom the standings credit, not a guest."""
+    from scoring import services as scoring_services
+    from tests.scoring.factories import PlayerFactory
+
+    wulan = PlayerFactory(club=club, display_name="Wulan Sari")
+    duplicate = PlayerFactory(club=club, display_name="Wulan")
+    scoring_services.player_merge(duplicate=duplicate, survivor=wulan, by=director)
+
+    response = signed_in(director).post("/games/", {**SEATS, "league": str(club.pk)})
+
+    assert response.status_code == 302
+    seat = Game.objects.get().seats.get(number=0)
+    assert (seat.name, seat.registered.player_id) == ("Wulan Sari", wulan.pk)
