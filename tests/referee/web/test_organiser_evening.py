@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.utils import translation
 
 from tests.referee.web import test_organiser_pages as pages
 from tests.referee.web.test_organiser_pages import form, text
@@ -20,6 +21,29 @@ organiser, played, signed_in, club_game = (
 )
 
 pytestmark = pytest.mark.django_db
+
+
+# This new texts: each reads in every language of the pages (fr, pl, id).
+NEW_TEXTS = [
+    "Seat anyway a player who sits in another open game",
+    "%(player)s already sits in another open game (%(game)s). To move them to this game, "
+    "tick “Seat anyway” and create it again.",
+    "A player",
+    "Choose one of the players of the club the game counts for.",
+    "To seat a club's players, open the form for that club:",
+    "Choose a player or type a name, not both.",
+    "Not sent",
+    "Nothing was changed: the page was open too long, or this browser's cookies are off. "
+    "Reload the page and try again.",
+    "Back to the page",
+]
+
+
+@pytest.mark.parametrize("language", ["fr", "pl", "id"])
+def test_this_evenings_new_texts_are_translated(language: str) -> None:
+    with translation.override(language):
+        untranslated = [msgid for msgid in NEW_TEXTS if translation.gettext(msgid) == msgid]
+    assert untranslated == []
 
 
 def director_of(game: Any) -> Client:
@@ -68,3 +92,47 @@ def test_a_new_games_seat_given_another_clubs_player_is_refused_once_on_that_sea
     assert response.status_code == 400
     errors = response.context["form"].errors
     assert list(errors) == ["seat_0_player"]
+
+
+# -- a form sent without its CSRF token ------------------------------------------------------
+
+
+def test_a_form_sent_without_a_valid_csrf_token_gets_the_sites_page_with_a_way_back(
+    organiser,
+) -> None:
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(organiser)
+
+    response = client.post(
+        "/games/", {"seat_0": "A"}, HTTP_REFERER="http://testserver/games/?league=1"
+    )
+
+    assert response.status_code == 403
+    assert [t.name for t in response.templates][0] == "referee/csrf_failure.html"
+    page = text(response)
+    assert "the page was open too long, or this browser's cookies are off" in page
+    assert "csrf_failed" in page
+    assert 'href="http://testserver/games/?league=1"' in response.content.decode()
+
+
+def test_the_csrf_page_speaks_the_pages_language_and_links_only_back_to_this_site(
+    organiser,
+) -> None:
+    client = Client(enforce_csrf_checks=True, HTTP_ACCEPT_LANGUAGE="fr")
+    client.force_login(organiser)
+
+    response = client.post("/games/", {}, HTTP_REFERER="https://evil.example/")
+
+    assert response.status_code == 403
+    assert "la page est restée ouverte trop longtemps" in text(response)
+    assert "evil.example" not in response.content.decode()
+
+
+def test_a_csrf_failure_under_the_api_is_a_problem(rf) -> None:
+    from referee.api.problems import csrf_failure
+
+    response = csrf_failure(rf.post("/api/v1/games/"), reason="CSRF cookie not set.")
+
+    assert response.status_code == 403
+    assert response["Content-Type"].startswith("application/problem+json")
+    assert b'"code":"permission_denied"' in response.content.replace(b" ", b"")
