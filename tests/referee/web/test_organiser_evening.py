@@ -136,3 +136,36 @@ def test_a_csrf_failure_under_the_api_is_a_problem(rf) -> None:
     assert response.status_code == 403
     assert response["Content-Type"].startswith("application/problem+json")
     assert b'"code":"permission_denied"' in response.content.replace(b" ", b"")
+
+
+# -- the round page flags an award unpaid or paid in part (R23) -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("starting_stones", "flag"),
+    [
+        # The PASSEBUNGE takes 2 from the table (R23a); the CEKI owes the CUCUQ 3 (R23b),
+        # the shortfall from the FIRST CAPPU, who holds none.
+        (2, "Evi is owed the round's award but receives no stone: there was nothing left"),
+        (4, "Evi receives 2 of the 3 stones the round awards: there was nothing more to give"),
+        (25, None),
+    ],
+)
+def test_the_round_page_flags_an_award_unpaid_or_paid_in_part_r23(
+    signed_in, organiser, scorekeeper, starting_stones, flag
+) -> None:
+    from referee import services
+    from tests.referee.web.conftest import PLAYERS, enter
+
+    game = services.game_create(
+        players=list(PLAYERS), rules={"starting_stones": starting_stones}, created_by=organiser
+    )
+    enter(game, scorekeeper(game), pages.CEKI)
+
+    page = text(signed_in.get(f"/games/{game.pk}/rounds/1/"))
+
+    assert "CEKI" in page
+    if flag is None:
+        assert "(R23)" not in page
+    else:
+        assert flag in page
