@@ -169,3 +169,31 @@ def test_the_round_page_flags_an_award_unpaid_or_paid_in_part_r23(
         assert "(R23)" not in page
     else:
         assert flag in page
+
+
+# -- a voided round keeps its chain on show (R35) ---------------------------------------------
+
+
+def test_a_voided_rounds_chain_stays_on_the_phones_until_the_next_lead_r35(
+    signed_in, organiser, scorekeeper, joined
+) -> None:
+    """R35: the phones show the voided round as it stood, its chain with it, as they show a
+    finished one, until the next round is led."""
+    import re
+
+    from referee import services
+    from tests.referee.web.conftest import PLAYERS, enter
+
+    game = services.game_create(players=list(PLAYERS), created_by=organiser)
+    enter(game, scorekeeper(game), pages.CEKI[:5])  # four tiles laid and a pass
+    phone = joined(game, seat=2)
+    posted = form(game, reason="tiles shown")
+    assert signed_in.post(f"/games/{game.pk}/rounds/1/void/", posted).status_code == 302
+
+    page = phone.get("/table/").content.decode()
+
+    board = page.split('<section class="board', 1)[1].split("</section>", 1)[0]
+    assert len(re.findall(r'<li title="([^"]+)"', board)) == 4
+    enter(game, scorekeeper(game), [{"seat": 0, "tile": "6-6"}])  # round 2's lead
+    board = phone.get("/table/").content.decode().split('<section class="board', 1)[1]
+    assert len(re.findall(r'<li title="([^"]+)"', board.split("</section>", 1)[0])) == 1
