@@ -244,7 +244,11 @@ class GameCreateForm(forms.Form):
                 continue  # a bad choice is said once, on its field
             if data.get(f"seat_{seat}_player") and (data.get(f"seat_{seat}") or "").strip():
                 self.add_error(  # which of the two was meant is not ours to guess
-                    f"seat_{seat}", gettext("Choose a player or type a name, not both.")
+                    f"seat_{seat}",
+                    forms.ValidationError(
+                        gettext("Choose a player or type a name, not both."),
+                        code="player_and_name",
+                    ),
                 )
                 continue
             if f"seat_{seat}_player" in self.fields and not (

@@ -21,7 +21,7 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AnonymousUser
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -326,7 +326,7 @@ def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
                     allow_seated_elsewhere=form.cleaned_data.get("seat_anyway", False),
                 )
             except SeatedElsewhere as error:  # R38: said with who and where, confirmable
-                form.add_error(None, _seated_elsewhere(error))
+                form.add_error(None, ValidationError(_seated_elsewhere(error), code=error.code))
                 status = error.status
             except RefereeError as error:
                 form.add_error(None, referee_message(error))

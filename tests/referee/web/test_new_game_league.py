@@ -294,6 +294,8 @@ def test_a_player_seated_in_another_open_game_is_named_and_seated_only_when_conf
     page = response.content.decode()
     assert "Wulan already sits in another open game (Wulan · Baso · Icha · Upi · Rahma)" in page
     assert 'name="seat_anyway"' in page
+    codes = [e.code for e in response.context["form"].non_field_errors().as_data()]
+    assert codes == ["player_seated_elsewhere"]
     assert Game.objects.count() == 1
 
     response = client.post("/games/", {**again, "seat_anyway": "on"})
@@ -358,6 +360,7 @@ def test_a_seat_given_both_a_chosen_player_and_a_typed_name_is_refused(director,
     assert response.context["form"].errors == {
         "seat_1": ["Choose a player or type a name, not both."]
     }
+    assert response.context["form"].errors.as_data()["seat_1"][0].code == "player_and_name"
     assert not Game.objects.exists()
 
 
