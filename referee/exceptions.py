@@ -62,6 +62,25 @@ class IdempotencyKeyReused(ServiceError):
     default_detail = _("This Idempotency-Key was already used with a different request.")
 
 
+class SeatedElsewhere(ServiceError):
+    """A registered player already sits in another open game (R38): ``game`` (the API's
+    body names it) and ``player``, the player's name, which only the pages show."""
+
+    status = 409
+    code = "player_seated_elsewhere"
+    title = _("Player seated elsewhere")
+    default_detail = _("This player already sits in another open game.")
+
+    def __init__(
+        self, detail: Any = None, *, game: str = "", player: str = "", **extra: Any
+    ) -> None:
+        if game:
+            extra["game"] = game
+        super().__init__(detail, **extra)
+        self.game = game
+        self.player = player
+
+
 class SeatNotAllowed(ServiceError):
     status = 403
     code = "seat_not_allowed"

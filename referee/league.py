@@ -144,8 +144,9 @@ class League:
 
     def registered_seats(self, *, club: Any, names: list[str]) -> list[Any]:
         """The seats of a new game of ``club`` typed as names on the organiser's form: a name
-        that is exactly one registered player's of the club (letter case and spaces aside)
-        becomes that player's id, any other name stays a guest's (R3). Without a league:
+        that is exactly one registered player's of the club (letter case and spaces aside),
+        or else the name of players merged into one, becomes that player's id, any other name
+        stays a guest's (R3). Without a league:
         ``names`` unchanged."""
         return list(names)
 

@@ -257,7 +257,8 @@ def _outcome(outcome: RoundOutcome | None, game_round: Any) -> dict[str, Any] | 
 
 
 def _void_banner(game_round: Any) -> dict[str, Any]:
-    """A voided round as the table's banner shows it: nothing named, and why (R35)."""
+    """A voided round as the table's banner shows it: nothing named, why (R35), and its
+    chain as it stood."""
     return {
         "number": game_round.round.number,
         "ending": None,
@@ -272,6 +273,8 @@ def _void_banner(game_round: Any) -> dict[str, Any]:
         "transfers": [t.to_dict() for t in game_round.transfers],
         "camat_elected": None,
         "void": {"reason": game_round.void_reason},
+        # The chain as it stood when voided: the table checks what it voided (issue 28).
+        "chain": [f"{a}-{b}" for a, b in game_round.laid_chain()],
     }
 
 

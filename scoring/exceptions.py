@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
 
-from referee.exceptions import ServiceError
+from referee.exceptions import SeatedElsewhere, ServiceError
 
 # The field error of a season that ends before it starts, the same from every entry (the
 # API's serializer, the model's ``clean``, the services, the database's constraint).
@@ -99,13 +99,8 @@ class UserUnknown(ServiceError):
     default_detail = _("No user has this username.")
 
 
-class PlayerSeatedElsewhere(ServiceError):
+class PlayerSeatedElsewhere(SeatedElsewhere):
     """A club player already sits in another open game (R38); ``game`` names it."""
-
-    status = 409
-    code = "player_seated_elsewhere"
-    title = _("Player seated elsewhere")
-    default_detail = _("This player already sits in another open game.")
 
 
 class SeasonEndsBeforeStart(ServiceError):

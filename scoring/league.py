@@ -165,13 +165,22 @@ class ClubLeague(referee_league.League):
     def registered_seats(self, *, club: Any, names: list[str]) -> list[Any]:
         if club is None:
             return list(names)
-        found: dict[str, list[int]] = {}
-        for player in selectors.club_players(club=club):
-            found.setdefault(" ".join(player.display_name.split()).casefold(), []).append(player.pk)
+        # A merged player's row stays with ``merged_into`` set (a merge re-points earlier
+        # ones, so one step): their name seats the player they were merged into, unless a
+        # player of the club not merged bears it.
+        found: dict[str, set[int]] = {}
+        merged: dict[str, set[int]] = {}
+        for player in selectors.club_players(club=club, include_merged=True):
+            key = " ".join(player.display_name.split()).casefold()
+            if player.merged_into_id is None:
+                found.setdefault(key, set()).add(player.pk)
+            else:
+                merged.setdefault(key, set()).add(player.merged_into_id)
         seats: list[Any] = []
         for name in names:
-            ids = found.get(" ".join(name.split()).casefold(), [])
-            seats.append(ids[0] if len(ids) == 1 else name)  # two players of one name: a guest
+            key = " ".join(name.split()).casefold()
+            ids = found.get(key) or merged.get(key, set())
+            seats.append(min(ids) if len(ids) == 1 else name)  # two players of one name: a guest
         return seats
 
     def create_fields(self) -> dict[str, Field[Any, Any, Any, Any]]:

@@ -836,7 +836,7 @@ def check_not_seated_elsewhere(*, player: Player, game: Game | None = None) -> N
     )
     for other in candidates:
         if player.pk in occupants_now(other).values():
-            raise PlayerSeatedElsewhere(game=str(other.pk))
+            raise PlayerSeatedElsewhere(game=str(other.pk), player=player.display_name)
 
 
 def occupants_now(game: Game) -> dict[int, int | None]:

@@ -73,6 +73,9 @@ INSTALLED_APPS = [
     "scoring",
 ]
 
+# A form sent without a valid CSRF token: the site's own page, translated, with a way back.
+CSRF_FAILURE_VIEW = "referee.api.problems.csrf_failure"
+
 MIDDLEWARE = [
     # Outermost: the request's cycles cut once the answer is made (freed without the GC).
     "referee.middleware.ReleaseRequestMiddleware",

@@ -20,7 +20,9 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.db import DataError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.utils.functional import Promise
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext, gettext_noop, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views import defaults
@@ -305,6 +307,25 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
         return problem_response(api_exception_problem(exceptions.NotFound()))
     return defaults.page_not_found(request, exception)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """``CSRF_FAILURE_VIEW``: a form sent without a valid CSRF token (a page open too long,
+    or cookies off) is the site's own 403 page, in the page's language, with a way back;
+    under /api/ the 403 ``permission_denied`` problem the API's session check gives."""
+    if _is_api(request):
+        detail = gettext(
+            "CSRF check failed: send the csrftoken cookie's value in the "
+            "X-CSRFToken header, or sign in with a token (Authorization: Token …)."
+        )
+        return problem_response(api_exception_problem(exceptions.PermissionDenied(detail)))
+    back = request.META.get("HTTP_REFERER", "")
+    if not url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        back = ""
+    context = {"back": back, "code": "csrf_failed"}
+    return render(request, "referee/csrf_failure.html", context, status=403)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -526,7 +526,7 @@ OUTCOME: Schema = {
             "type": "array",
             "items": {"type": "string", "example": "6-6"},
             "description": "The round's chain as it ended, left end first (a round voided "
-            "by the organiser, R35, has none).",
+            "by the organiser, R35: as it stood when voided).",
         },
         "void": {
             "type": "object",

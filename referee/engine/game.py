@@ -94,6 +94,21 @@ class GameRound:
         """Whether no event of play can join the round: settled, or voided (R35)."""
         return self.void_reason is not None or self.round.is_settled()
 
+    def laid_chain(self) -> list[tuple[int, int]]:
+        """The chain left to right (``Round.chain``). A voided round's moves were kept
+        unjudged (R35): they are laid again as far as the rules allow (R5–R13), so the
+        table sees what it voided up to its first wrong move."""
+        if not self.voided:
+            return self.round.chain()
+        rnd = self.round
+        trial = Round(number=rnd.number, rules=rnd.rules, expected_leader=rnd.expected_leader)
+        for move in self.entries:
+            try:
+                trial.push(move)
+            except RefereeError:
+                break
+        return trial.chain()
+
     def is_fresh(self) -> bool:
         """Whether nothing but substitutes was entered in the round yet."""
         return not (self.round.moves or self.round.hands or self.entries or self.raw_hands)

@@ -165,7 +165,9 @@ class GameCreateForm(forms.Form):
     ``league``: the club (or club season) the game counts for, one of ``leagues``
     (``referee.league.LeagueChoice``); empty: no club. A club the user does not organise
     is refused (``invalid_choice``). With club players, each seat also offers them
-    (``seat_N_player``, by club): a seat takes the player chosen, else the name typed."""
+    (``seat_N_player``): only the players of the club the form is for (``league`` posted,
+    else ``for_league``, the page's ``?league=``, else the user's only club); a seat takes
+    the player chosen or the name typed, never both."""
 
     seat_0 = forms.CharField(label=_("Seat 0"), max_length=80)
     seat_1 = forms.CharField(label=_("Seat 1"), max_length=80)
@@ -173,32 +175,41 @@ class GameCreateForm(forms.Form):
     seat_3 = forms.CharField(label=_("Seat 3"), max_length=80)
     seat_4 = forms.CharField(label=_("Seat 4"), max_length=80)
 
-    def __init__(self, *args: Any, leagues: Sequence[LeagueChoice] = (), **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        leagues: Sequence[LeagueChoice] = (),
+        for_league: str = "",
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.leagues = {choice.key: choice for choice in leagues}
-        clubs_players = [
-            (str(c.label), [(str(pk), label) for pk, label in c.players])
-            for c in leagues
-            if c.season is None and c.players
-        ]
-        if clubs_players:  # each seat: a club's player chosen, or a name typed
-            fields: dict[str, forms.Field] = {}
-            for seat in range(5):
-                fields[f"seat_{seat}_player"] = forms.ChoiceField(
-                    label=gettext("Seat %(seat)s: a player of the club") % {"seat": seat},
-                    choices=[("", gettext("— a name typed below —")), *clubs_players],
-                    required=False,
-                )
-                fields[f"seat_{seat}"] = self.fields.pop(f"seat_{seat}")
-                fields[f"seat_{seat}"].required = False
-            self.fields = {**fields, **self.fields}
+        clubs = [choice for choice in leagues if choice.season is None]
+        # The clubs whose own form the page links to (``?league=``) when it is for none yet.
+        self.club_links: list[LeagueChoice] = []
         if leagues:
-            clubs = [choice for choice in leagues if choice.season is None]
+            initial = for_league if for_league in self.leagues else ""
+            if not initial and len(clubs) == 1:
+                initial = clubs[0].key
+            # The club the form is for: the one posted, else the one the page was opened
+            # for. Its players alone are offered and accepted: a seat never takes another
+            # club's player, nor a club's player in a friendly game.
+            key = str(self.data.get(self.add_prefix("league")) or "") if self.is_bound else initial
+            club_key = key.split("/", 1)[0]
+            club = next((c for c in clubs if c.key == club_key), None)
+            if club is not None and club.players:
+                offered: list[Any] = [(str(club.label), [(str(pk), n) for pk, n in club.players])]
+            else:
+                offered = []
+            if offered or self.is_bound:
+                self._add_seat_pickers(offered)
+            if not self.is_bound and club is None and len(clubs) > 1:
+                self.club_links = clubs
             self.fields["league"] = forms.ChoiceField(
                 label=_("Counts for"),
                 choices=[("", _("No club: a friendly game")), *((c.key, c.label) for c in leagues)],
                 required=False,
-                initial=clubs[0].key if len(clubs) == 1 else "",
+                initial=initial,
                 help_text=_("The club's room view and standings show its games."),
                 error_messages={
                     "invalid_choice": _(
@@ -207,10 +218,45 @@ class GameCreateForm(forms.Form):
                     )
                 },
             )
+            # A club player who sits in another open game is refused unless the organiser
+            # ticks this after being told who and where (R38): people do move tables.
+            self.fields["seat_anyway"] = forms.BooleanField(
+                label=_("Seat anyway a player who sits in another open game"),
+                required=False,
+            )
+
+    def _add_seat_pickers(self, offered: list[Any]) -> None:
+        """Each seat: one of ``offered`` (a club's players, by club) chosen, or a name typed."""
+        fields: dict[str, forms.Field] = {}
+        for seat in range(5):
+            fields[f"seat_{seat}_player"] = forms.ChoiceField(
+                label=gettext("Seat %(seat)s: a player of the club") % {"seat": seat},
+                choices=[("", gettext("— a name typed below —")), *offered],
+                required=False,
+                error_messages={
+                    "invalid_choice": _(
+                        "Choose one of the players of the club the game counts for."
+                    )
+                },
+            )
+            fields[f"seat_{seat}"] = self.fields.pop(f"seat_{seat}")
+            fields[f"seat_{seat}"].required = False
+        self.fields = {**fields, **self.fields}
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         for seat in range(5):
+            if f"seat_{seat}_player" in self.errors:
+                continue  # a bad choice is said once, on its field
+            if data.get(f"seat_{seat}_player") and (data.get(f"seat_{seat}") or "").strip():
+                self.add_error(  # which of the two was meant is not ours to guess
+                    f"seat_{seat}",
+                    forms.ValidationError(
+                        gettext("Choose a player or type a name, not both."),
+                        code="player_and_name",
+                    ),
+                )
+                continue
             if f"seat_{seat}_player" in self.fields and not (
                 data.get(f"seat_{seat}_player") or data.get(f"seat_{seat}")
             ):

@@ -98,6 +98,8 @@ class CorrectionForm(OrganiserForm):
             return data
         if data.get("op") == "amend" and data.get("position") is None:
             raise forms.ValidationError(_("Choose the event to amend."), code="position")
+        if "what" in self.errors or "seat" in self.errors:
+            return data  # a bad choice is said once, on its field
         if not data.get("what") or data.get("seat") is None:
             raise forms.ValidationError(_("Choose the event and its seat."), code="event")
         what = data["what"]
@@ -176,6 +178,8 @@ class _OccupantForm(OrganiserForm):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         name, player = (data.get("name") or "").strip(), data.get("player")
+        if "player" in self.errors:
+            return data  # a bad choice is said once, on its field
         if bool(name) == (player is not None):
             if "player" in self.fields:
                 message = _("Type a name or choose a club player (one of the two).")

@@ -14,7 +14,7 @@ from typing import Any
 from django.utils.translation import gettext, pgettext
 
 from referee.engine import RuleSet, Tile
-from referee.engine.outcome import award_terms
+from referee.engine.outcome import Ending, Finish, RoundOutcome, award_terms
 from referee.models import Event, Game, RoundVerification, TableAlert
 from referee.selectors import cached_verification
 from referee.services import verification
@@ -158,48 +158,88 @@ class _Settled:
         return True
 
 
-def _award_paid(outcome: dict[str, Any], rules: RuleSet) -> tuple[int, int, int] | None:
-    """The round's end award as paid (R23b–R23d): ``(receiver seat, stones paid, stones
-    owed)``, the terms from the core (``award_terms``), or ``None`` for a voided round or
-    one not settled. What nobody could give lapsed (R23), so paid may fall short."""
-    if outcome.get("void") or outcome["winner"] is None:
-        return None
-    award = award_terms(
-        rules,
-        _Settled(
-            tuple(outcome["named"]),
-            outcome["first_cappu"],
-            outcome["manguno"],
-            tuple(outcome["mattikkeng"]),
-            outcome["cucuq"],
-            tuple(outcome["remaining_pips"]) if outcome["remaining_pips"] else None,
-        ),
-    )
+@dataclass(frozen=True)
+class AwardPaid:
+    """A settled round's end award as paid (R23b–R23d): seat ``to`` (0–4) was owed ``owed``
+    whole stones and received ``paid``; what nobody could give lapsed (R23)."""
+
+    to: int
+    paid: int
+    owed: int
+
+    @property
+    def is_unpaid(self) -> bool:
+        """Owed but no stone received: the table and every giver had nothing left."""
+        return self.paid == 0 < self.owed
+
+    @property
+    def is_short(self) -> bool:
+        """Some but not all of it received."""
+        return 0 < self.paid < self.owed
+
+
+def award_paid(outcome: Any, transfers: list[dict[str, Any]], rules: RuleSet) -> AwardPaid:
+    """How a settled round's end award was paid: its terms from the core (``award_terms``,
+    ``outcome`` a settled ``RoundOutcome`` or alike) against the round's ``transfers``
+    (record form: ``move`` ``None`` for the end award) under ``rules`` (R40)."""
+    award = award_terms(rules, outcome)
     paid = sum(
         t["stones"]
-        for t in outcome["transfers"]
+        for t in transfers
         if t["move"] is None and t["reason"] == award.reason and t["to"] == award.to
     )
-    return award.to, paid, award.stones
+    return AwardPaid(award.to, paid, award.stones)
 
 
-def _unpaid(
-    paid: tuple[int, int, int] | None, seats: list[dict[str, Any]]
-) -> dict[str, Any] | None:
+def result_award_paid(result: dict[str, Any], rules: RuleSet) -> AwardPaid | None:
+    """``award_paid`` of a round as ``domeng-result/1`` gives it (the organiser's round
+    page), or ``None`` for a voided round or one not settled."""
+    if result.get("void") or result.get("winner") is None or result.get("ending") is None:
+        return None
+    outcome = RoundOutcome(
+        ending=Ending(result["ending"]),
+        finish=Finish(result["finish"]) if result.get("finish") else None,
+        first_cappu=result.get("first_cappu"),
+        manguno=result.get("manguno"),
+        mattikkeng=tuple(result.get("mattikkeng") or ()),
+        cucuq=result.get("cucuq"),
+        winner=result["winner"],
+        remaining_pips=tuple(result["remaining_pips"]) if result.get("remaining_pips") else None,
+    )
+    return award_paid(outcome, result.get("transfers") or [], rules)
+
+
+def _award_paid(outcome: dict[str, Any], rules: RuleSet) -> AwardPaid | None:
+    """The round's end award as paid (R23b–R23d), or ``None`` for a voided round or one
+    not settled."""
+    if outcome.get("void") or outcome["winner"] is None:
+        return None
+    settled = _Settled(
+        tuple(outcome["named"]),
+        outcome["first_cappu"],
+        outcome["manguno"],
+        tuple(outcome["mattikkeng"]),
+        outcome["cucuq"],
+        tuple(outcome["remaining_pips"]) if outcome["remaining_pips"] else None,
+    )
+    return award_paid(settled, outcome["transfers"], rules)
+
+
+def _unpaid(paid: AwardPaid | None, seats: list[dict[str, Any]]) -> dict[str, Any] | None:
     """Who was owed the round's end award but received no stone (R23: the table and every
     giver had nothing left), or ``None``."""
-    if paid is None or paid[1] > 0:
+    if paid is None or not paid.is_unpaid:
         return None
-    return _who(paid[0], seats)
+    return _who(paid.to, seats)
 
 
-def _short(paid: tuple[int, int, int] | None, seats: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _short(paid: AwardPaid | None, seats: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The round's end award when its receiver got some but not all of it (R23):
     ``{"seat", "paid", "owed"}`` in whole stones, else ``None`` (paid in full, wholly
     unpaid — that is ``_unpaid`` — or a voided round)."""
-    if paid is None or not 0 < paid[1] < paid[2]:
+    if paid is None or not paid.is_short:
         return None
-    return {"seat": _who(paid[0], seats), "paid": paid[1], "owed": paid[2]}
+    return {"seat": _who(paid.to, seats), "paid": paid.paid, "owed": paid.owed}
 
 
 # -- a seat's own hand (R31) ----------------------------------------------------------------

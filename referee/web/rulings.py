@@ -18,16 +18,17 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 
 from referee import settled
-from referee.engine import RefereeError
+from referee.engine import RefereeError, RuleSet
 from referee.exceptions import (
     ServiceError,
 )
 from referee.models import Event, Game
 from referee.services import Precondition, corrections
+from referee.store import rules_of
 from referee.web import organiser_forms as of
 from referee.web import organising
 from referee.web.organising import organiser_page
-from referee.web.panels import reason_text
+from referee.web.panels import reason_text, result_award_paid
 from referee.web.taps import database_unavailable_as_503
 
 
@@ -244,7 +245,7 @@ def _render_round(
             ),
             names,
         ),
-        "result": _result_view(result, names, live, number) if result else None,
+        "result": _result_view(result, names, live, number, rules_of(game)) if result else None,
         "previous": number - 1 if number > 1 else None,
         "next": number + 1 if number < rounds else None,
         "refusal": refusal,
@@ -365,9 +366,10 @@ def _event_rows(
 
 
 def _result_view(
-    result: dict[str, Any], names: list[str], live: list[Event], number: int
+    result: dict[str, Any], names: list[str], live: list[Event], number: int, rules: RuleSet
 ) -> dict[str, Any]:
-    """A round's result with names: its ending, who was named, stones moved and after."""
+    """A round's result with names: its ending, who was named, stones moved and after, and
+    an end award unpaid or paid in part (R23), read as the phones read it."""
 
     def who(seat: Any) -> str | None:
         return names[seat] if isinstance(seat, int) and 0 <= seat < 5 else None
@@ -381,6 +383,7 @@ def _result_view(
         "",
     )
     after = result.get("after") or {}
+    paid = result_award_paid(result, rules)
     return {
         "words": organising.ending_words(result),
         "void": result.get("void", False),
@@ -405,6 +408,12 @@ def _result_view(
             for seat, stones in enumerate(after.get("stones") or [])
         ],
         "table": after.get("table"),
+        "unpaid": who(paid.to) if paid is not None and paid.is_unpaid else None,
+        "short": (
+            {"name": who(paid.to), "paid": paid.paid, "owed": paid.owed}
+            if paid is not None and paid.is_short
+            else None
+        ),
     }
 
 

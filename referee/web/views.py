@@ -21,7 +21,7 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AnonymousUser
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -35,6 +35,7 @@ from referee import conditional, services
 from referee.engine import RefereeError
 from referee.engine.strategies import STRATEGIES
 from referee.exceptions import (
+    SeatedElsewhere,
     ServiceError,
     referee_message,
 )
@@ -318,7 +319,9 @@ def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
     if isinstance(user, AnonymousUser):  # login_required let nobody else in
         raise PermissionDenied
     leagues = league().new_game_leagues(user=user)  # the clubs (and seasons) it organises
-    form = forms.GameCreateForm(request.POST or None, leagues=leagues)
+    form = forms.GameCreateForm(
+        request.POST or None, leagues=leagues, for_league=request.GET.get("league", "")
+    )
     status = 200
     if request.method == "POST":
         status = 400
@@ -335,7 +338,11 @@ def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
                     created_by=user,
                     club=chosen.club if chosen else None,
                     season=chosen.season if chosen else None,
+                    allow_seated_elsewhere=form.cleaned_data.get("seat_anyway", False),
                 )
+            except SeatedElsewhere as error:  # R38: said with who and where, confirmable
+                form.add_error(None, ValidationError(_seated_elsewhere(error), code=error.code))
+                status = error.status
             except RefereeError as error:
                 form.add_error(None, referee_message(error))
             except ServiceError as error:  # the league's: not_club_organiser, season_archived…
@@ -347,6 +354,19 @@ def organiser_games(request: HtmxHttpRequest) -> HttpResponse:
     _flag_disputed([*games, *earlier])
     context = {"form": form, "games": games, "earlier": earlier}
     return render(request, "referee/organiser_games.html", context, status=status)
+
+
+def _seated_elsewhere(error: SeatedElsewhere) -> str:
+    """The new-game form's refusal of a player who sits in another open game (R38): the
+    player and that game by who sits it now, and how to seat them anyway."""
+    other = (
+        Game.objects.prefetch_related("seats").filter(pk=error.game).first() if error.game else None
+    )
+    where = " · ".join(other.players_now) if other is not None else error.game
+    return gettext(
+        "%(player)s already sits in another open game (%(game)s). To move them to this "
+        "game, tick “Seat anyway” and create it again."
+    ) % {"player": error.player or gettext("A player"), "game": where}
 
 
 def _flag_disputed(games: list[Game]) -> None:

@@ -216,3 +216,20 @@ def test_a_rulings_reason_that_changes_its_own_direction_is_refused_R35_R36(reas
     assert (refused.value.code, refused.value.rule) == ("ruling_invalid", "R36")
     adjusted["rounds"][1]["adjustments"][0]["reason"] = "a stone found"
     replay_record(adjusted)  # the same ruling, readable, is taken
+
+
+def test_a_voided_rounds_chain_is_laid_as_far_as_the_rules_allow_R35():
+    """A voided round's moves are kept unjudged; its chain, which the phones show, lays them
+    again until the first one the rules refuse."""
+    # The scenario's voided round: 6-6 led, then 2-5 "on 6", which no end takes (R11).
+    assert replay(Record.parse(RULINGS)).rounds[0].laid_chain() == [(6, 6)]
+
+    lax = _record()
+    lax["rounds"][0]["moves"] = [
+        {"seat": 0, "tile": "6-6"},
+        {"seat": 1, "tile": "3-6"},
+        {"seat": 2, "tile": "1-2"},  # fits neither end (3, 6): the chain stops before it
+        {"seat": 3, "tile": "4-6"},
+    ]
+    laid = replay(Record.parse(lax)).rounds[0].laid_chain()
+    assert sorted(laid) == [(3, 6), (6, 6)] or sorted(laid) == [(6, 3), (6, 6)]

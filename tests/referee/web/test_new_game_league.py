@@ -227,7 +227,7 @@ def test_players_chosen_per_seat_are_seated_even_two_of_one_name(director, club)
         **SEATS,
         "seat_0": "",
         "seat_0_player": str(wulan.pk),
-        "seat_2": "Icha",
+        "seat_2": "",
         "seat_2_player": str(second_icha.pk),
     }
 
@@ -272,3 +272,112 @@ def test_a_chosen_player_in_a_friendly_game_is_refused(director, club) -> None:
 
     assert response.status_code == 400
     assert not Game.objects.exists()
+
+
+def test_a_player_seated_in_another_open_game_is_named_and_seated_only_when_confirmed(
+    director, club
+) -> None:
+    """R38: a club player who sits in another open game is refused as the API refuses
+    (409 ``player_seated_elsewhere``), the form naming the player and that game; ticking
+    "Seat anyway" seats them deliberately."""
+    from tests.scoring.factories import PlayerFactory
+
+    wulan = PlayerFactory(club=club, display_name="Wulan")
+    client = signed_in(director)
+    first = {**SEATS, "seat_0": "", "seat_0_player": str(wulan.pk), "league": str(club.pk)}
+    assert client.post("/games/", first).status_code == 302
+    again = {**first, "seat_1": "Ani", "seat_2": "Cici", "seat_3": "Dodi", "seat_4": "Eka"}
+
+    response = client.post("/games/", again)
+
+    assert response.status_code == 409
+    page = response.content.decode()
+    assert "Wulan already sits in another open game (Wulan · Baso · Icha · Upi · Rahma)" in page
+    assert 'name="seat_anyway"' in page
+    codes = [e.code for e in response.context["form"].non_field_errors().as_data()]
+    assert codes == ["player_seated_elsewhere"]
+    assert Game.objects.count() == 1
+
+    response = client.post("/games/", {**again, "seat_anyway": "on"})
+
+    assert response.status_code == 302
+    assert Game.objects.count() == 2
+
+
+def test_an_organiser_of_two_clubs_is_offered_only_the_players_of_the_club_the_form_is_for(
+    director, club
+) -> None:
+    """R3: a seat's picker lists the players of one club, the one the form counts for
+    (``?league=``, as the club's pages link to it); opened for no club, it offers none and
+    links to each club's form instead."""
+    from tests.scoring.factories import PlayerFactory
+
+    other = ClubFactory(name="Parepare Club", slug="parepare")
+    OrganiserFactory(club=other, user=director)
+    wulan = PlayerFactory(club=club, display_name="Wulan")
+    PlayerFactory(club=other, display_name="Stranger")
+    client = signed_in(director)
+
+    page = client.get(f"/games/?league={club.pk}").content.decode()
+
+    assert f'<option value="{wulan.pk}">Wulan</option>' in page
+    assert "Stranger" not in page
+    assert f'<option value="{club.pk}" selected>' in page
+    page = client.get("/games/").content.decode()
+    assert 'name="seat_0_player"' not in page
+    assert f'href="?league={other.pk}"' in page
+    club_page = client.get(f"/clubs/{other.slug}/manage/").content.decode()
+    assert f'href="/games/?league={other.pk}"' in club_page
+
+
+def test_another_clubs_player_chosen_for_a_seat_is_refused_on_that_seat(director, club) -> None:
+    from tests.scoring.factories import PlayerFactory
+
+    other = ClubFactory(name="Parepare Club", slug="parepare")
+    OrganiserFactory(club=other, user=director)
+    stranger = PlayerFactory(club=other, display_name="Stranger")
+    posted = {**SEATS, "seat_0": "", "seat_0_player": str(stranger.pk), "league": str(club.pk)}
+
+    response = signed_in(director).post("/games/", posted)
+
+    assert response.status_code == 400
+    assert response.context["form"].errors["seat_0_player"] == [
+        "Choose one of the players of the club the game counts for."
+    ]
+    assert not Game.objects.exists()
+
+
+def test_a_seat_given_both_a_chosen_player_and_a_typed_name_is_refused(director, club) -> None:
+    """R3: a seat has one player; when the form names two, neither silently wins."""
+    from tests.scoring.factories import PlayerFactory
+
+    wulan = PlayerFactory(club=club, display_name="Wulan")
+    posted = {**SEATS, "seat_1_player": str(wulan.pk), "league": str(club.pk)}  # and "Baso"
+
+    response = signed_in(director).post("/games/", posted)
+
+    assert response.status_code == 400
+    assert response.context["form"].errors == {
+        "seat_1": ["Choose a player or type a name, not both."]
+    }
+    assert response.context["form"].errors.as_data()["seat_1"][0].code == "player_and_name"
+    assert not Game.objects.exists()
+
+
+def test_a_name_typed_of_a_merged_player_seats_the_player_they_were_merged_into(
+    director, club
+) -> None:
+    """R3: a merge keeps the merged player's row (``merged_into``); their name typed for a
+    seat is the surviving player, whom the standings credit, not a guest."""
+    from scoring import services as scoring_services
+    from tests.scoring.factories import PlayerFactory
+
+    wulan = PlayerFactory(club=club, display_name="Wulan Sari")
+    duplicate = PlayerFactory(club=club, display_name="Wulan")
+    scoring_services.player_merge(duplicate=duplicate, survivor=wulan, by=director)
+
+    response = signed_in(director).post("/games/", {**SEATS, "league": str(club.pk)})
+
+    assert response.status_code == 302
+    seat = Game.objects.get().seats.get(number=0)
+    assert (seat.name, seat.registered.player_id) == ("Wulan Sari", wulan.pk)
