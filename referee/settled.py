@@ -150,7 +150,7 @@ def snapshot_before(game: Game, number: int) -> dict[str, Any] | None:
 
 
 def _read(game: Game) -> GameRounds:
-    rows = SettledRound.objects.filter(game=game).order_by("number").values_list("record", "result")
+    rows = store.settled_rows(game)
     records: list[dict[str, Any]] = []
     results: list[dict[str, Any]] = []
     for record, result in rows:
