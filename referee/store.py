@@ -634,6 +634,13 @@ def save_state(game: Game, state: GameState) -> None:
 # Positions moved by a correction park here first: a live position is unique per game.
 _PARKING_OFFSET = 1_000_000_000
 
+ROUND_GAP = 8
+"""Positions left free before each round's first event (after the first round's): where a
+ruling of the round before (a void, adjustments, substitutes: R35, R36, R38) or an event
+inserted into it lands, so that a correction of round k moves none of the events of the
+rounds after it (``replace_events``; at 600 rounds that was 15,000 rows written twice,
+issue 29). Positions only order a game's events; a removal leaves a gap too."""
+
 
 @dataclass(frozen=True)
 class ShiftRun:

@@ -238,7 +238,7 @@ def event_submit(
         if refused is None and again is None:
             session_id, session_number = _open_session(game)
             snapshot = folding.advance_snapshot(engine, current.snapshot)
-            position = _next_position(game)
+            position = _next_position(game, current, effect.round)
             new = store.CachedEvent(position, kind, payload, effect.round, actor.label)
             # The round the next fold resumes at, for the version written now.
             cache = _next_round_cache(game.version + 1, snapshot, current, effects, new, effect)
@@ -479,7 +479,7 @@ def _submit_at_version(
         opens = store.Sitting(reserved, state.sittings + 1, timezone.now())
         session_id, session = opens.id, opens.number
     snapshot = folding.advance_snapshot(engine, current.snapshot)
-    position = _next_position(game)
+    position = _next_position(game, current, effect.round)
     new = store.CachedEvent(position, kind, payload, effect.round, actor.label)
     cache = _next_round_cache(
         read_version + 1, snapshot, current, effects, new, effect, state.current
@@ -677,17 +677,25 @@ def session_end(
 # -- helpers -----------------------------------------------------------------------------
 
 
-def _next_position(game: Game) -> int:
-    """The position of the game's next event: one past the last ever stored (live or revoked).
+def _next_position(game: Game, current: store.CurrentRound, round_number: int) -> int:
+    """The position of the game's next event, of round ``round_number``: one past the last
+    ever stored (live or revoked), and ``store.ROUND_GAP`` further for the first event of a
+    round after another (no event of ``current`` of that round): the room a ruling or an
+    inserted event of the round before takes later, moving no event of the rounds after it
+    (issue 29).
 
     ``game_create`` and ``game_import`` set ``state["next_position"]`` and each new event
     moves it on; a game stored before they did gets it from its events (never from the
     version, which sittings and corrections also move on).
     """
     if (position := state_of(game).next_position) is not None:
-        return int(position)
-    last = game.events.aggregate(last=Max("position"))["last"]
-    return 0 if last is None else last + 1
+        position = int(position)
+    else:
+        last = game.events.aggregate(last=Max("position"))["last"]
+        position = 0 if last is None else last + 1
+    if position > 0 and all(e.round_number != round_number for e in current.events[-1:]):
+        position += store.ROUND_GAP
+    return position
 
 
 def _open_session(game: Game) -> tuple[int, int]:

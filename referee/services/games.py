@@ -154,19 +154,21 @@ def game_import(
     # one after another, so a league history in their order pages by time without ties (a
     # cursor's position, issue 32).
     times = [(played_at or now) + timedelta(microseconds=p) for p in range(len(entries))]
+    # As a table enters them: ``store.ROUND_GAP`` positions free before each later round.
+    positions = _gapped_positions([effect.round for effect in effects])
     store.insert_rows(
         Event,
         [
             store.new_event(
                 game,
-                position=position,
+                position=positions[index],
                 kind=entry.kind,
                 payload=entry.payload,
                 round_number=effect.round,
                 entered_by=f"import by {actor}",
-                created_at=times[position],
+                created_at=times[index],
             )
-            for position, (entry, effect) in enumerate(zip(entries, effects, strict=True))
+            for index, (entry, effect) in enumerate(zip(entries, effects, strict=True))
         ],
     )
     # Each round dated by the event that settled it: the league need not fold it again.
@@ -185,7 +187,7 @@ def game_import(
         players[seat] = name  # who sits the seat now (R38)
     kept = [
         (store.CachedEvent(position, e.kind, e.payload, effect.round, f"import by {actor}"), effect)
-        for position, (e, effect) in enumerate(zip(entries, effects, strict=True))
+        for position, e, effect in zip(positions, entries, effects, strict=True)
         if effect.round >= snapshot["round"]
     ]
     current = store.RoundCache(
@@ -199,7 +201,7 @@ def game_import(
         game,
         GameState(
             snapshot=snapshot,
-            next_position=len(entries),
+            next_position=positions[-1] + 1 if positions else 0,
             sittings=0,  # an imported record's rounds belong to no sitting
             substitutes=substitutes,
             current=current,
@@ -209,6 +211,20 @@ def game_import(
     # Each round is dated by the event that settled it (``played_at`` or now, in order).
     signals.rounds_changed.send(Game, game=game, engine=engine, settled_at=settled_at)
     return game
+
+
+def _gapped_positions(rounds: Sequence[int]) -> list[int]:
+    """The positions of events of the given rounds, in order: one after another, and
+    ``store.ROUND_GAP`` left free before the first event of each round after the first
+    event's (as ``services.events`` places a table's events, issue 29)."""
+    positions: list[int] = []
+    for index, number in enumerate(rounds):
+        if not positions:
+            positions.append(0)
+            continue
+        gap = store.ROUND_GAP if number != rounds[index - 1] else 0
+        positions.append(positions[-1] + 1 + gap)
+    return positions
 
 
 def substitute_players(

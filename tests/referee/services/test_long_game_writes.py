@@ -45,15 +45,16 @@ def test_shift_runs_cover_exactly_the_events_that_move_R37(shifts):
         assert between or before.shift != after.shift
 
 
-def test_an_adjustment_after_round_1_moves_every_later_event_in_one_statement_R36_R37():
-    user = UserFactory()
-    record = random_record(random.Random(7), rounds=12)
-    game = services.game_import(record=record, created_by=user)
-    before = list(
+def _live(game: Game) -> list[tuple[int, str, int, dict]]:
+    return list(
         Event.objects.filter(game=game, revoked_by=None)
         .order_by("position")
         .values_list("position", "kind", "round_number", "payload")
     )
+
+
+def _adjust_round_1(game: Game, user) -> list[str]:
+    """Adjust after round 1 (R36); the ``UPDATE`` statements of events it ran."""
     result = replay_record(services.game_export(Game.objects.get(pk=game.pk)))
     stones = result["rounds"][0]["after"]["stones"]
     giver = max(range(5), key=lambda seat: stones[seat])
@@ -67,18 +68,64 @@ def test_an_adjustment_after_round_1_moves_every_later_event_in_one_statement_R3
             reason="R36",
             actor=services.Actor(user=user),
         )
-    updates = [q["sql"] for q in captured if q["sql"].startswith('UPDATE "referee_event"')]
-    assert len(updates) == 2  # park the run, then unpark it: no list of ids
-    assert all(" IN (" not in sql for sql in updates)
-    after = list(
-        Event.objects.filter(game=game, revoked_by=None)
-        .order_by("position")
-        .values_list("position", "kind", "round_number", "payload")
-    )
-    assert [p for p, *_ in after] == list(range(len(before) + 1))
+    return [q["sql"] for q in captured if q["sql"].startswith('UPDATE "referee_event"')]
+
+
+def test_an_imported_games_rounds_leave_room_for_a_ruling_that_moves_nothing_R27_R36():
+    """An import places each round's events ``ROUND_GAP`` positions after the round before,
+    as a table's entries are placed: an adjustment after round 1 takes a free position and
+    writes no other event."""
+    user = UserFactory()
+    game = services.game_import(record=random_record(random.Random(7), rounds=12), created_by=user)
+    before = _live(game)
+    for (p, _, r, _), (q, _, s, _) in zip(before, before[1:], strict=False):
+        assert q == p + 1 + (store.ROUND_GAP if s != r else 0)
+    assert _adjust_round_1(game, user) == []  # nothing moved, nothing revoked
+    after = _live(game)
     inserted = [row for row in after if row[1] == "adjustment"]
     assert len(inserted) == 1
     assert inserted[0][2] == 1  # after round 1
+    assert [row for row in after if row[1] != "adjustment"] == before
+
+
+def test_a_table_leaves_room_before_each_new_rounds_first_event_R27():
+    """Live entries place a round's first event
+    ``ROUND_GAP`` after the last event stored; the round's others follow one by one."""
+    user = UserFactory()
+    record = random_record(random.Random(11), rounds=3)
+    game = services.game_create(
+        players=record["players"], rules=record.get("rules") or {}, created_by=user
+    )
+    for round_number, data in enumerate(record["rounds"], start=1):
+        for entry in folding.record_entries([data]):
+            services.event_submit(
+                game_id=game.pk,
+                kind=entry.kind,
+                payload=entry.payload,
+                actor=services.Actor(user=user),
+            )
+        rounds = [r for _, _, r, _ in _live(game)]
+        assert rounds[-1] == round_number
+    rows = _live(game)
+    for (p, _, r, _), (q, _, s, _) in zip(rows, rows[1:], strict=False):
+        assert q == p + 1 + (store.ROUND_GAP if s != r else 0)
+
+
+def test_a_game_stored_without_room_moves_its_later_events_in_one_range_R36_R37():
+    """A game whose positions follow one another (stored before rounds left room, or whose
+    room a round's rulings used up) moves every event after the insertion in one range,
+    parked and unparked: two statements, no list of ids, whatever the game's length."""
+    user = UserFactory()
+    game = services.game_import(record=random_record(random.Random(7), rounds=12), created_by=user)
+    rows = list(Event.objects.filter(game=game).order_by("position"))
+    for index, event in enumerate(rows):  # as a game stored before gaps
+        Event.objects.filter(pk=event.pk).update(position=index)
+    before = _live(game)
+    updates = _adjust_round_1(game, user)
+    assert len(updates) == 2  # park the run, then unpark it
+    assert all(" IN (" not in sql for sql in updates)
+    after = _live(game)
+    assert [p for p, *_ in after] == list(range(len(before) + 1))
     assert [row[1:] for row in after if row[1] != "adjustment"] == [row[1:] for row in before]
 
 
