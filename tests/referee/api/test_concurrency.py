@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from referee import services
+from referee import services, store
 from referee.engine import Tile
 from referee.engine.records import replay_record
 from referee.models import Event, Game, GameSession, IdempotencyRecord, RefusedEvent
@@ -232,11 +232,21 @@ def test_five_phones_playing_two_rounds_at_once_store_exactly_the_recorded_game(
     accepted = sorted(pair for pairs in run_together(5, play_own_moves) for pair in pairs)
 
     total = sum(len(r["moves"]) for r in rounds)
-    # Every accepted move got its own position and the next version, none twice or lost.
-    assert accepted == [(position, position + 1) for position in range(total)]
-    assert list(
-        Event.objects.filter(game=game, revoked_by__isnull=True).values_list("position", flat=True)
-    ) == list(range(total))
+    # Every accepted move got its own position and the next version, none twice or lost;
+    # round 2's lead leaves the room a ruling of round 1 takes (store.ROUND_GAP).
+    positions = [
+        index + (store.ROUND_GAP if number > 1 else 0)
+        for index, number in enumerate(n for n, r in enumerate(rounds, 1) for _ in r["moves"])
+    ]
+    assert accepted == [(position, version) for version, position in enumerate(positions, 1)]
+    assert (
+        list(
+            Event.objects.filter(game=game, revoked_by__isnull=True).values_list(
+                "position", flat=True
+            )
+        )
+        == positions
+    )
     game.refresh_from_db()
     assert game.version == total
     # The stored log is the recorded game: its export replays to the recorded result.

@@ -162,10 +162,9 @@ def test_amending_round_1_rewrites_only_the_event_and_the_league_rows_that_chang
     assert replay_record(services.game_export(game)) == replay_record(record)
 
 
-def test_voiding_round_1_moves_later_events_without_rewriting_them_R35_R37(
-    organiser, load_scenario
-):
-    """A 40-round game whose round 1 may be voided with every later round legal (bench)."""
+def test_voiding_round_1_moves_no_later_event_and_rewrites_none_R35_R37(organiser, load_scenario):
+    """A 40-round game whose round 1 may be voided with every later round legal (bench):
+    the void takes the room round 2's lead left (``store.ROUND_GAP``), so no event moves."""
     seed, record = bench_corrections.game_record()
     game = services.game_import(record=record, created_by=organiser.user)
     events = _events(game)
@@ -177,8 +176,9 @@ def test_voiding_round_1_moves_later_events_without_rewriting_them_R35_R37(
     assert set(events) <= set(after)
     assert len(after) == len(events) + 1
     for pk, (position, revoked_by) in events.items():
-        shift = 1 if position > last_of_round_1 else 0
-        assert after[pk] == (position + shift, revoked_by)
+        assert after[pk] == (position, revoked_by)
+    void = Event.objects.get(game=game, kind="void")
+    assert void.position == last_of_round_1 + 1
     voided = copy.deepcopy(record)
     voided["rounds"][0]["void"] = {"reason": "dealt face up"}
     assert replay_record(services.game_export(game)) == replay_record(voided)
