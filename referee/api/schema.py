@@ -1597,3 +1597,43 @@ IMPOSSIBLE_RESPONSE = OpenApiResponse(
         ),
     ],
 )
+
+
+class MoveSerializerExtension(StrictSerializerExtension):
+    """A move's body is a play or a pass, never both nor neither (R9): ``oneOf`` the
+    components ``MovePlay`` (``{seat, tile, on?}``) and ``MovePass`` (``{seat, pass:
+    true}``), each with ``expected_version`` (issue 31). The fields stay the serializer's;
+    the rules core judges them (``record_invalid`` for a body that is neither)."""
+
+    target_class = "referee.api.serializers.MoveSerializer"
+    match_subclasses = False
+    priority = 1
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> Schema:
+        schema = super().map_serializer(auto_schema, direction)
+        fields = schema["properties"]
+        shared = {name: fields[name] for name in ("expected_version", "seat")}
+        shapes = {
+            "MovePlay": {
+                "description": "A play: the seat lays `tile`, on the end `on` if it fits two "
+                "ends of different values (R11).",
+                "required": ["seat", "tile"],
+                "properties": {**shared, "tile": fields["tile"], "on": fields["on"]},
+            },
+            "MovePass": {
+                "description": "A pass: the seat holds no tile that fits (R9).",
+                "required": ["seat", "pass"],
+                "properties": {**shared, "pass": {**fields["pass"], "const": True}},
+            },
+        }
+        choices = []
+        for name, shape in shapes.items():
+            component = ResolvedComponent(
+                name=name,
+                type=ResolvedComponent.SCHEMA,
+                object=name,
+                schema={"type": "object", **shape, "additionalProperties": False},
+            )
+            auto_schema.registry.register_on_missing(component)
+            choices.append(component.ref)
+        return {"description": schema.get("description", ""), "oneOf": choices}

@@ -79,16 +79,35 @@ def test_the_schema_says_instants_are_utc_and_documents_a_clubs_time_zone(api_cl
 def test_an_events_fields_keep_their_documented_types(api_client):
     schemas = schema_document(api_client)["components"]["schemas"]
 
-    move, reveal = schemas["Move"]["properties"], schemas["Reveal"]["properties"]
+    play, pass_ = schemas["MovePlay"]["properties"], schemas["MovePass"]["properties"]
+    reveal = schemas["Reveal"]["properties"]
 
-    assert move["seat"]["type"] == "integer"
-    assert move["tile"]["allOf"] == [{"$ref": "#/components/schemas/Tile"}]
+    assert play["seat"]["type"] == pass_["seat"]["type"] == "integer"
+    assert play["tile"]["allOf"] == [{"$ref": "#/components/schemas/Tile"}]
     assert schemas["Tile"]["type"] == "string"
-    assert move["on"]["type"] == ["integer", "null"]  # OpenAPI 3.1: no `nullable` (issue 31)
-    assert move["pass"]["type"] == "boolean"
+    assert play["on"]["type"] == ["integer", "null"]  # OpenAPI 3.1: no `nullable` (issue 31)
+    assert pass_["pass"] == {**pass_["pass"], "type": "boolean", "const": True}
     assert reveal["tiles"]["type"] == "array"
     assert reveal["pips"]["type"] == "integer"
-    assert "seat" in schemas["Move"]["required"]
+
+
+def test_a_move_is_a_play_or_a_pass_never_both_nor_neither(api_client):
+    """Issue 31: ``oneOf`` a play ``{seat, tile, on?}`` and a pass ``{seat, pass: true}``
+    (R9), each refusing any other field, so a body the rules core refuses as neither
+    (``record_invalid``) is one the schema refuses too."""
+    schemas = schema_document(api_client)["components"]["schemas"]
+    prefix = "#/components/schemas/"
+
+    assert schemas["Move"]["oneOf"] == [
+        {"$ref": prefix + "MovePlay"},
+        {"$ref": prefix + "MovePass"},
+    ]
+    assert schemas["MovePlay"]["required"] == ["seat", "tile"]
+    assert schemas["MovePass"]["required"] == ["seat", "pass"]
+    assert "pass" not in schemas["MovePlay"]["properties"]
+    assert not {"tile", "on"} & set(schemas["MovePass"]["properties"])
+    assert schemas["MovePlay"]["additionalProperties"] is False
+    assert schemas["MovePass"]["additionalProperties"] is False
 
 
 def test_the_docs_page_loads_everything_from_this_server(client):
