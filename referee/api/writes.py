@@ -79,6 +79,19 @@ IDEMPOTENT_REPLAYED_HEADER = OpenApiParameter(
     "(which then carries no `ETag`).",
 )
 WRITE_HEADERS = [IDEMPOTENCY_HEADER, IF_MATCH_HEADER, ETAG_HEADER, IDEMPOTENT_REPLAYED_HEADER]
+# A write that must name the version it was made on (428 ``precondition_required`` without
+# ``If-Match``; an empty or blank one is none): the schema says the header is required.
+REQUIRED_IF_MATCH_HEADER = OpenApiParameter(
+    IF_MATCH_HEADER.name,
+    {**IF_MATCH_HEADER.type, "minLength": 1, "pattern": r"\S"},  # type: ignore[dict-item]
+    OpenApiParameter.HEADER,
+    required=True,
+    description=IF_MATCH_HEADER.description
+    + " Required: without it (or with an empty one) 428 `precondition_required`.",
+)
+VERSIONED_WRITE_HEADERS = [
+    REQUIRED_IF_MATCH_HEADER if header is IF_MATCH_HEADER else header for header in WRITE_HEADERS
+]
 
 # 400/401/403/404/406/413/415/429/503 are documented for every operation by ``AutoSchema``.
 PROBLEMS = problems(400)

@@ -365,3 +365,15 @@ def test_out_of_range_paging_is_a_400_problem_naming_the_parameter(organiser_cli
 def test_paging_within_the_bounds_is_answered(organiser_client, path):
     assert organiser_client.get(f"{path}?page=1&page_size=500").status_code == 200
     assert organiser_client.get(f"{path}?page_size=1").status_code == 200
+
+
+def test_closing_a_game_declares_its_if_match_required(api_client):
+    """Issue 31: a close without ``If-Match`` is 428 ``precondition_required``, so the
+    schema says the header is required (and not blank), not optional."""
+    operation = schema_document(api_client)["paths"]["/api/v1/games/{game_id}/close/"]["post"]
+
+    (if_match,) = [p for p in operation["parameters"] if p["name"] == "If-Match"]
+
+    assert if_match["required"] is True
+    assert if_match["schema"]["minLength"] == 1
+    assert "428" in operation["responses"]
