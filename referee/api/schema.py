@@ -1331,9 +1331,21 @@ READ_ETAG_HEADER = OpenApiParameter(
     "blocked round) never share one. Send it back as `If-None-Match` (reads) or `If-Match` "
     "(writes: only its version is compared).",
 )
+# RFC 9110 §13.1: ``*`` or a comma-separated list of entity tags (empty elements allowed,
+# at least one tag), as ``referee.conditional`` reads it; anything else is 400
+# ``precondition_invalid``. ``CONDITIONAL_HEADER``: also empty, which is no header.
+_ENTITY_TAG_PATTERN = r'(W/)?"[\x21\x23-\x7e\x80-\xff]*"'
+ENTITY_TAGS_PATTERN = (
+    r"^[ \t]*(\*|([ \t]*,)*[ \t]*"
+    + _ENTITY_TAG_PATTERN
+    + r"([ \t]*,([ \t]*"
+    + _ENTITY_TAG_PATTERN
+    + r")?)*)[ \t]*$"
+)
+CONDITIONAL_HEADER: Schema = {"type": "string", "pattern": f"^$|{ENTITY_TAGS_PATTERN}"}
 IF_NONE_MATCH_HEADER = OpenApiParameter(
     "If-None-Match",
-    {"type": "string", "maxLength": 1024},
+    {**CONDITIONAL_HEADER, "maxLength": 1024},
     OpenApiParameter.HEADER,
     required=False,
     description="The `ETag` last seen (or a list, or `*`): while your body is still the one "
@@ -1366,7 +1378,7 @@ answers are (``cache_privacy``: the game views' ``PerViewer``, the league's ``Le
 ORGANISER_SCHEMES = ("tokenAuth", "cookieAuth")
 IF_MATCH_HEADER = OpenApiParameter(
     "If-Match",
-    {"type": "string", "example": '"7"'},
+    {**CONDITIONAL_HEADER, "example": '"7"'},
     OpenApiParameter.HEADER,
     required=False,
     description='`*` or the state\'s ETag (`"<version>"`), or a list of entity tags; compared '
@@ -1376,7 +1388,7 @@ IF_MATCH_HEADER = OpenApiParameter(
 )
 NO_TAG_IF_MATCH_HEADER = OpenApiParameter(
     "If-Match",
-    {"type": "string", "example": "*"},
+    {**CONDITIONAL_HEADER, "example": "*"},
     OpenApiParameter.HEADER,
     required=False,
     description="This resource has no entity tag: `*` holds, a list of entity tags gets 412 "

@@ -16,7 +16,6 @@ from django.db import transaction
 from django.shortcuts import get_object_or_404
 from django.utils.cache import patch_cache_control
 from django.utils.translation import ngettext
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 from rest_framework.exceptions import APIException, PermissionDenied
@@ -28,6 +27,8 @@ from referee import conditional, services
 from referee.api.auth import CanUseGame, actor_of, can_access
 from referee.api.problems import PROBLEM_CONTENT_TYPE
 from referee.api.schema import (
+    CONDITIONAL_HEADER,
+    ENTITY_TAGS_PATTERN,
     ETAG_HEADER,
     IF_MATCH_HEADER,
     CorrectionResultDocument,
@@ -64,7 +65,7 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 )
 IF_NONE_MATCH_WRITE_HEADER = OpenApiParameter(
     "If-None-Match",
-    OpenApiTypes.STR,
+    CONDITIONAL_HEADER,
     OpenApiParameter.HEADER,
     required=False,
     description="`*` (always fails: the game exists) or entity tags compared weakly; a write "
@@ -83,7 +84,7 @@ WRITE_HEADERS = [IDEMPOTENCY_HEADER, IF_MATCH_HEADER, ETAG_HEADER, IDEMPOTENT_RE
 # ``If-Match``; an empty or blank one is none): the schema says the header is required.
 REQUIRED_IF_MATCH_HEADER = OpenApiParameter(
     IF_MATCH_HEADER.name,
-    {**IF_MATCH_HEADER.type, "minLength": 1, "pattern": r"\S"},  # type: ignore[dict-item]
+    {**IF_MATCH_HEADER.type, "minLength": 1, "pattern": ENTITY_TAGS_PATTERN},  # type: ignore[dict-item]
     OpenApiParameter.HEADER,
     required=True,
     description=IF_MATCH_HEADER.description

@@ -6,8 +6,11 @@ import json
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from referee.api.schema import EXAMPLE_RECORD, EXAMPLE_RESULT
+from referee import conditional
+from referee.api.schema import CONDITIONAL_HEADER, EXAMPLE_RECORD, EXAMPLE_RESULT
 
 PROBLEM = "application/problem+json"
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
@@ -377,3 +380,18 @@ def test_closing_a_game_declares_its_if_match_required(api_client):
     assert if_match["required"] is True
     assert if_match["schema"]["minLength"] == 1
     assert "428" in operation["responses"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=['"', "3", "W", "/", ",", " ", "\t", "*", "x", "\x80", "\x7f"], max_size=9))
+def test_the_conditional_headers_pattern_is_what_the_server_reads(value):
+    """Issue 31: ``If-Match``/``If-None-Match`` declare RFC 9110's grammar, ``*`` or a
+    list of entity tags (empty is no header), exactly the values ``referee.conditional``
+    reads; any other is 400 ``precondition_invalid``, which no schema-valid one meets."""
+    try:
+        conditional.conditions_of(if_match=value, if_none_match=None)
+        read = True
+    except conditional.ConditionalHeaderInvalid:
+        read = False
+
+    assert bool(re.search(CONDITIONAL_HEADER["pattern"], value)) == read
