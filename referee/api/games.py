@@ -45,6 +45,7 @@ from referee.api.writes import (
     RULING_PROBLEMS,
     SEATS_EXAMPLE,
     STATE,
+    VERSIONED_WRITE_HEADERS,
     WRITE_HEADERS,
     WRITE_PROBLEMS,
     GameMixin,
@@ -594,7 +595,7 @@ class GameCloseView(GameMixin, APIView):
         "they saw: `If-Match` with the state's ETag is required (428 "
         "`precondition_required` without it, 412 when stale).",
         request=s.VersionedSerializer,
-        parameters=[*WRITE_HEADERS, IF_NONE_MATCH_WRITE_HEADER],
+        parameters=[*VERSIONED_WRITE_HEADERS, IF_NONE_MATCH_WRITE_HEADER],
         responses={200: STATE, **problems(409, 412, 428)},
     )
     def post(self, request: Request, game_id: Any) -> Response:

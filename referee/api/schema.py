@@ -1331,9 +1331,21 @@ READ_ETAG_HEADER = OpenApiParameter(
     "blocked round) never share one. Send it back as `If-None-Match` (reads) or `If-Match` "
     "(writes: only its version is compared).",
 )
+# RFC 9110 §13.1: ``*`` or a comma-separated list of entity tags (empty elements allowed,
+# at least one tag), as ``referee.conditional`` reads it; anything else is 400
+# ``precondition_invalid``. ``CONDITIONAL_HEADER``: also empty, which is no header.
+_ENTITY_TAG_PATTERN = r'(W/)?"[\x21\x23-\x7e\x80-\xff]*"'
+ENTITY_TAGS_PATTERN = (
+    r"^[ \t]*(\*|([ \t]*,)*[ \t]*"
+    + _ENTITY_TAG_PATTERN
+    + r"([ \t]*,([ \t]*"
+    + _ENTITY_TAG_PATTERN
+    + r")?)*)[ \t]*$"
+)
+CONDITIONAL_HEADER: Schema = {"type": "string", "pattern": f"^$|{ENTITY_TAGS_PATTERN}"}
 IF_NONE_MATCH_HEADER = OpenApiParameter(
     "If-None-Match",
-    {"type": "string", "maxLength": 1024},
+    {**CONDITIONAL_HEADER, "maxLength": 1024},
     OpenApiParameter.HEADER,
     required=False,
     description="The `ETag` last seen (or a list, or `*`): while your body is still the one "
@@ -1366,7 +1378,7 @@ answers are (``cache_privacy``: the game views' ``PerViewer``, the league's ``Le
 ORGANISER_SCHEMES = ("tokenAuth", "cookieAuth")
 IF_MATCH_HEADER = OpenApiParameter(
     "If-Match",
-    {"type": "string", "example": '"7"'},
+    {**CONDITIONAL_HEADER, "example": '"7"'},
     OpenApiParameter.HEADER,
     required=False,
     description='`*` or the state\'s ETag (`"<version>"`), or a list of entity tags; compared '
@@ -1376,7 +1388,7 @@ IF_MATCH_HEADER = OpenApiParameter(
 )
 NO_TAG_IF_MATCH_HEADER = OpenApiParameter(
     "If-Match",
-    {"type": "string", "example": "*"},
+    {**CONDITIONAL_HEADER, "example": "*"},
     OpenApiParameter.HEADER,
     required=False,
     description="This resource has no entity tag: `*` holds, a list of entity tags gets 412 "
@@ -1597,3 +1609,43 @@ IMPOSSIBLE_RESPONSE = OpenApiResponse(
         ),
     ],
 )
+
+
+class MoveSerializerExtension(StrictSerializerExtension):
+    """A move's body is a play or a pass, never both nor neither (R9): ``oneOf`` the
+    components ``MovePlay`` (``{seat, tile, on?}``) and ``MovePass`` (``{seat, pass:
+    true}``), each with ``expected_version`` (issue 31). The fields stay the serializer's;
+    the rules core judges them (``record_invalid`` for a body that is neither)."""
+
+    target_class = "referee.api.serializers.MoveSerializer"
+    match_subclasses = False
+    priority = 1
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> Schema:
+        schema = super().map_serializer(auto_schema, direction)
+        fields = schema["properties"]
+        shared = {name: fields[name] for name in ("expected_version", "seat")}
+        shapes = {
+            "MovePlay": {
+                "description": "A play: the seat lays `tile`, on the end `on` if it fits two "
+                "ends of different values (R11).",
+                "required": ["seat", "tile"],
+                "properties": {**shared, "tile": fields["tile"], "on": fields["on"]},
+            },
+            "MovePass": {
+                "description": "A pass: the seat holds no tile that fits (R9).",
+                "required": ["seat", "pass"],
+                "properties": {**shared, "pass": {**fields["pass"], "const": True}},
+            },
+        }
+        choices = []
+        for name, shape in shapes.items():
+            component = ResolvedComponent(
+                name=name,
+                type=ResolvedComponent.SCHEMA,
+                object=name,
+                schema={"type": "object", **shape, "additionalProperties": False},
+            )
+            auto_schema.registry.register_on_missing(component)
+            choices.append(component.ref)
+        return {"description": schema.get("description", ""), "oneOf": choices}

@@ -12,20 +12,23 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from django.db import transaction
 from django.shortcuts import get_object_or_404
 from django.utils.cache import patch_cache_control
 from django.utils.translation import ngettext
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import APIException, PermissionDenied
 from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from referee import conditional, services
 from referee.api.auth import CanUseGame, actor_of, can_access
 from referee.api.problems import PROBLEM_CONTENT_TYPE
 from referee.api.schema import (
+    CONDITIONAL_HEADER,
+    ENTITY_TAGS_PATTERN,
     ETAG_HEADER,
     IF_MATCH_HEADER,
     CorrectionResultDocument,
@@ -34,6 +37,8 @@ from referee.api.schema import (
     ProblemDocument,
     problems,
 )
+from referee.engine import RefereeError
+from referee.exceptions import VersionMismatch
 from referee.idempotency import Idempotency
 from referee.inputs import StrictSerializer
 from referee.models import Game, TableToken
@@ -60,7 +65,7 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 )
 IF_NONE_MATCH_WRITE_HEADER = OpenApiParameter(
     "If-None-Match",
-    OpenApiTypes.STR,
+    CONDITIONAL_HEADER,
     OpenApiParameter.HEADER,
     required=False,
     description="`*` (always fails: the game exists) or entity tags compared weakly; a write "
@@ -75,6 +80,19 @@ IDEMPOTENT_REPLAYED_HEADER = OpenApiParameter(
     "(which then carries no `ETag`).",
 )
 WRITE_HEADERS = [IDEMPOTENCY_HEADER, IF_MATCH_HEADER, ETAG_HEADER, IDEMPOTENT_REPLAYED_HEADER]
+# A write that must name the version it was made on (428 ``precondition_required`` without
+# ``If-Match``; an empty or blank one is none): the schema says the header is required.
+REQUIRED_IF_MATCH_HEADER = OpenApiParameter(
+    IF_MATCH_HEADER.name,
+    {**IF_MATCH_HEADER.type, "minLength": 1, "pattern": ENTITY_TAGS_PATTERN},  # type: ignore[dict-item]
+    OpenApiParameter.HEADER,
+    required=True,
+    description=IF_MATCH_HEADER.description
+    + " Required: without it (or with an empty one) 428 `precondition_required`.",
+)
+VERSIONED_WRITE_HEADERS = [
+    REQUIRED_IF_MATCH_HEADER if header is IF_MATCH_HEADER else header for header in WRITE_HEADERS
+]
 
 # 400/401/403/404/406/413/415/429/503 are documented for every operation by ``AutoSchema``.
 PROBLEMS = problems(400)
@@ -157,8 +175,11 @@ def conditions_of(request: Request) -> conditional.Conditions | None:
 
 def precondition_of(request: Request, data: dict[str, Any]) -> services.Precondition | None:
     """The versions a write to a game may apply at: its conditional headers (412) and
-    ``expected_version`` (409), checked by the service under the game's lock."""
+    ``expected_version`` (409), checked by the service under the game's lock. ``None``
+    while ``GameMixin`` judges the request without them (``preconditions_waived``)."""
     conditions = conditions_of(request)
+    if getattr(request, "preconditions_waived", False):
+        return None
     version = data.get("expected_version")
     if conditions is None and version is None:
         return None
@@ -211,10 +232,52 @@ class GameMixin(PerViewer):
 
     Its writes evaluate ``If-Match``/``If-None-Match`` against the game's version
     under the game's lock (``precondition_of``), not in ``ConditionalRequestMiddleware``.
+
+    A malformed body keeps its 400 whatever its preconditions (issue 31, as the middleware
+    does for other writes, RFC 9110 §13.2.1: a precondition only matters where the request
+    would otherwise succeed). An event's own fields are judged by the rules core, under the
+    lock and after the version: so a write refused for its version (412, 409) is judged
+    again without its preconditions, everything it wrote rolled back, and a malformed
+    request gets that 400 instead.
     """
 
     permission_classes = [CanUseGame]
     checks_conditions = True
+
+    def handle_exception(self, exc: Exception) -> Any:
+        if isinstance(exc, VersionMismatch):
+            malformed = self.malformed_without_preconditions()
+            if isinstance(malformed, Exception):
+                exc = malformed
+            elif malformed is not None:
+                return malformed
+        return super().handle_exception(exc)
+
+    def malformed_without_preconditions(self) -> Exception | Response | None:
+        """The 400 the request would get without its preconditions (raised or answered),
+        or ``None``."""
+        request = self.request
+        if getattr(request, "preconditions_waived", False):
+            return None
+        handler = getattr(self, (request.method or "").lower(), None)
+        if handler is None:
+            return None
+        request.preconditions_waived = True  # type: ignore[attr-defined]
+        try:
+            with transaction.atomic():
+                try:
+                    answer = handler(request, *self.args, **self.kwargs)
+                finally:
+                    transaction.set_rollback(True)
+        except RefereeError as error:
+            return error if error.malformed else None
+        except APIException as error:
+            return error if error.status_code == 400 else None
+        except Exception:  # any other answer: the precondition's refusal stands
+            return None
+        finally:
+            request.preconditions_waived = False  # type: ignore[attr-defined]
+        return answer if getattr(answer, "status_code", None) == 400 else None
 
     def get_game(self, request: Request, game_id: Any) -> Game:
         token = request.auth

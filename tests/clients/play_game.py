@@ -44,7 +44,8 @@ from domeng_client.models import (
     Hand,
     Join,
     Joined,
-    Move,
+    MovePass,
+    MovePlay,
     NamedOutcome,
     Pass,
     Play,
@@ -143,11 +144,12 @@ class Table:
         return self.state
 
 
-def move_of(raw: Play | Pass) -> Move:
-    """A record's move (a ``Play`` or a ``Pass``) as the body of ``POST …/moves/``."""
+def move_of(raw: Play | Pass) -> MovePlay | MovePass:
+    """A record's move (a ``Play`` or a ``Pass``) as the body of ``POST …/moves/``: the
+    schema's ``oneOf`` of a play and a pass."""
     if isinstance(raw, Pass):
-        return Move(seat=raw.seat, pass_=True)
-    return Move(seat=raw.seat, tile=raw.tile, on=raw.on)
+        return MovePass(seat=raw.seat, pass_=True)
+    return MovePlay(seat=raw.seat, tile=raw.tile, on=raw.on)
 
 
 def tiles_of(seat: int, moves: list[Pass | Play]) -> list[str]:
@@ -279,7 +281,9 @@ def play(base_url: str, organiser_token: str, record: Record, rounds: int) -> No
         GameState,
     )
     check(closed.status.value == "closed", "the game is closed")
-    late = games_moves_create.sync_detailed(game, client=scorekeeper, body=Move(seat=0, pass_=True))
+    late = games_moves_create.sync_detailed(
+        game, client=scorekeeper, body=MovePass(seat=0, pass_=True)
+    )
     expect_problem(late, 409, "game_closed")
     print("Check OK: played, corrected and scored through the generated client only")
 
@@ -287,7 +291,7 @@ def play(base_url: str, organiser_token: str, record: Record, rounds: int) -> No
 def refuse_and_catch_up(table: Table, raw: Play | Pass) -> None:
     """A move by the wrong seat is a typed 422 (R8); a write on a stale version is a 412
     whose ``state`` the phone catches up from, then the right move goes in."""
-    wrong = Move(seat=(raw.seat + 1) % 5, pass_=True)
+    wrong = MovePass(seat=(raw.seat + 1) % 5, pass_=True)
     refused = expect_problem(
         games_moves_create.sync_detailed(table.game, client=table.client, body=wrong),
         422,

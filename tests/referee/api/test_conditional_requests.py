@@ -324,3 +324,46 @@ def test_the_parser_refuses_every_malformed_value(value):
         conditional.parse_entity_tags("If-Match", value)
 
     assert raised.value.too_long is (len(value) > conditional.MAX_HEADER_LENGTH)
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"seat": {}, "tile": "3-6"}, "record_invalid"),  # R3: a seat is a whole number 0–4
+        ({"seat": 1, "pass": True, "on": {}}, "record_invalid"),  # a pass has no end (R9)
+        ({"seat": 1, "tile": {}}, "tile_invalid"),  # R1: a tile is spelt `a-b`
+    ],
+    ids=["seat", "pass-with-end", "tile"],
+)
+@pytest.mark.parametrize(
+    "stale",
+    [{"headers": {"If-Match": '"99"'}}, {"body": {"expected_version": 99}}],
+    ids=["if-match", "expected-version"],
+)
+def test_a_malformed_move_keeps_its_400_whatever_its_precondition(table, body, code, stale):
+    """Issue 31: the rules core judges a move's fields after the version, yet a body that
+    is not well formed is its 400 with a stale ``If-Match`` (not 412) or
+    ``expected_version`` (not 409), and nothing changes."""
+    table.accept(table.play(0, "6-6"))
+    version = _version(table)
+
+    response = table.post(
+        "moves/",
+        {**body, **stale.get("body", {})},
+        client=table.scorekeeper,
+        **stale.get("headers", {}),
+    )
+
+    assert response.status_code == 400, response.content
+    assert response.json()["code"] == code
+    assert _version(table) == version
+
+
+def test_a_well_formed_event_at_a_stale_version_is_still_412(table):
+    table.accept(table.play(0, "6-6"))
+    version = _version(table)
+
+    response = table.post("moves/", {"seat": 1, "tile": "3-6"}, **{"If-Match": '"99"'})
+
+    assert response.status_code == 412, response.content
+    assert _version(table) == version

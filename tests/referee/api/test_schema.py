@@ -6,8 +6,11 @@ import json
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from referee.api.schema import EXAMPLE_RECORD, EXAMPLE_RESULT
+from referee import conditional
+from referee.api.schema import CONDITIONAL_HEADER, EXAMPLE_RECORD, EXAMPLE_RESULT
 
 PROBLEM = "application/problem+json"
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
@@ -79,16 +82,35 @@ def test_the_schema_says_instants_are_utc_and_documents_a_clubs_time_zone(api_cl
 def test_an_events_fields_keep_their_documented_types(api_client):
     schemas = schema_document(api_client)["components"]["schemas"]
 
-    move, reveal = schemas["Move"]["properties"], schemas["Reveal"]["properties"]
+    play, pass_ = schemas["MovePlay"]["properties"], schemas["MovePass"]["properties"]
+    reveal = schemas["Reveal"]["properties"]
 
-    assert move["seat"]["type"] == "integer"
-    assert move["tile"]["allOf"] == [{"$ref": "#/components/schemas/Tile"}]
+    assert play["seat"]["type"] == pass_["seat"]["type"] == "integer"
+    assert play["tile"]["allOf"] == [{"$ref": "#/components/schemas/Tile"}]
     assert schemas["Tile"]["type"] == "string"
-    assert move["on"]["type"] == ["integer", "null"]  # OpenAPI 3.1: no `nullable` (issue 31)
-    assert move["pass"]["type"] == "boolean"
+    assert play["on"]["type"] == ["integer", "null"]  # OpenAPI 3.1: no `nullable` (issue 31)
+    assert pass_["pass"] == {**pass_["pass"], "type": "boolean", "const": True}
     assert reveal["tiles"]["type"] == "array"
     assert reveal["pips"]["type"] == "integer"
-    assert "seat" in schemas["Move"]["required"]
+
+
+def test_a_move_is_a_play_or_a_pass_never_both_nor_neither(api_client):
+    """Issue 31: ``oneOf`` a play ``{seat, tile, on?}`` and a pass ``{seat, pass: true}``
+    (R9), each refusing any other field, so a body the rules core refuses as neither
+    (``record_invalid``) is one the schema refuses too."""
+    schemas = schema_document(api_client)["components"]["schemas"]
+    prefix = "#/components/schemas/"
+
+    assert schemas["Move"]["oneOf"] == [
+        {"$ref": prefix + "MovePlay"},
+        {"$ref": prefix + "MovePass"},
+    ]
+    assert schemas["MovePlay"]["required"] == ["seat", "tile"]
+    assert schemas["MovePass"]["required"] == ["seat", "pass"]
+    assert "pass" not in schemas["MovePlay"]["properties"]
+    assert not {"tile", "on"} & set(schemas["MovePass"]["properties"])
+    assert schemas["MovePlay"]["additionalProperties"] is False
+    assert schemas["MovePass"]["additionalProperties"] is False
 
 
 def test_the_docs_page_loads_everything_from_this_server(client):
@@ -346,3 +368,30 @@ def test_out_of_range_paging_is_a_400_problem_naming_the_parameter(organiser_cli
 def test_paging_within_the_bounds_is_answered(organiser_client, path):
     assert organiser_client.get(f"{path}?page=1&page_size=500").status_code == 200
     assert organiser_client.get(f"{path}?page_size=1").status_code == 200
+
+
+def test_closing_a_game_declares_its_if_match_required(api_client):
+    """Issue 31: a close without ``If-Match`` is 428 ``precondition_required``, so the
+    schema says the header is required (and not blank), not optional."""
+    operation = schema_document(api_client)["paths"]["/api/v1/games/{game_id}/close/"]["post"]
+
+    (if_match,) = [p for p in operation["parameters"] if p["name"] == "If-Match"]
+
+    assert if_match["required"] is True
+    assert if_match["schema"]["minLength"] == 1
+    assert "428" in operation["responses"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=['"', "3", "W", "/", ",", " ", "\t", "*", "x", "\x80", "\x7f"], max_size=9))
+def test_the_conditional_headers_pattern_is_what_the_server_reads(value):
+    """Issue 31: ``If-Match``/``If-None-Match`` declare RFC 9110's grammar, ``*`` or a
+    list of entity tags (empty is no header), exactly the values ``referee.conditional``
+    reads; any other is 400 ``precondition_invalid``, which no schema-valid one meets."""
+    try:
+        conditional.conditions_of(if_match=value, if_none_match=None)
+        read = True
+    except conditional.ConditionalHeaderInvalid:
+        read = False
+
+    assert bool(re.search(CONDITIONAL_HEADER["pattern"], value)) == read

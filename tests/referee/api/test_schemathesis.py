@@ -8,10 +8,12 @@ the game endpoints are reached past authentication and their answers checked aga
 the documented shapes (``GameState``, ``EventResult``, ``CorrectionResult``, ``Record``,
 ``Result``, ``Problem``). Bounded and derandomized: the same requests every run.
 
-The checks run are ``CHECKS``; the acceptance checks are configured already
-(``ACCEPTED_STATUSES``: a valid request may meet 412 for an ``If-Match`` naming another
-version, or 422 from the rules) but not yet clean. A case whose path parameters are the
-invalid part keeps them (no fresh game id is put in their place).
+The checks run are ``CHECKS`` on every operation, and ``ACCEPTANCE_CHECKS`` on every
+operation but those ``PENDING`` lists for that check: a schema-valid request is accepted
+(``ACCEPTED_STATUSES``: it may meet 412 for an ``If-Match`` naming another version, or 422
+from the rules), a schema-invalid one refused, and a method the path does not have (TRACE
+included) is 405 with ``Allow``. A case whose path parameters are the invalid part keeps
+them (no fresh game id is put in their place).
 """
 
 from __future__ import annotations
@@ -33,8 +35,11 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.core.parameters import ParameterLocation
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    negative_data_rejection,
+    positive_data_acceptance,
     response_schema_conformance,
     status_code_conformance,
+    unsupported_method,
 )
 
 from referee import services
@@ -45,20 +50,69 @@ pytestmark = pytest.mark.django_db
 # Games the requests run against, in turn: each example gets a fresh one (g101's opening).
 SETUPS = ("in_play", "awaiting_lead", "awaiting_reveals")
 
-# The checks that pass today. Not yet (issue 31, left open): positive_data_acceptance and
-# negative_data_rejection (ST202/ST201) and unsupported_method (ST204). Fixed: the audit
-# trail's pages, a club's time_zone, empty If-Match/If-None-Match/Idempotency-Key, a
-# lockout's address. Left: cursors (`?cursor=0`), integral floats for integers (`1.0`),
-# unknown club/season in a body (400 `does_not_exist`), state-dependent refusals as 400
-# (substitutes, PUT record R38), "exactly one of name/player", invisible characters in
-# names, and a schema-invalid body sent with a stale If-Match answered 412 before its
-# 400 (ST201: the precondition is judged before the body).
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
     content_type_conformance,
     response_schema_conformance,
 ]
+ACCEPTANCE_CHECKS = [positive_data_acceptance, negative_data_rejection, unsupported_method]
+# Operations a check does not pass on yet (issue 31, left open). Fixed: a malformed event
+# body with a stale If-Match or expected_version is its 400, not 412/409; a move is oneOf a
+# play and a pass. Left, for positive_data_acceptance (ST202: a schema-valid body refused
+# 400): integral floats (`"seat": 3.0`, `"expected_version": 1.0`) are integers to JSON
+# Schema but refused on purpose (R3, the core; test_games_versions); an unknown club or
+# season in a body (400 `does_not_exist`); a blank name or one with invisible characters
+# (`text_invalid`/`name_invalid`, no pattern in the schema); state-dependent refusals
+# answered 400 (PUT record keeps the players, R38; substitutes; a round not begun for an
+# adjustment, R36; an amendment's fields of another kind than the event); `?cursor=0`.
+# For negative_data_rejection (ST201): R34 judges a move's seat and turn, and a reveal's
+# or an adjustment's round, before the field's shape, so a malformed one from a seat out
+# of turn is 422 (412 with a stale If-Match: only a malformed 400 outranks the
+# precondition, so that no stale request is judged against hidden hands uncounted, R31).
+PENDING: dict[Any, frozenset[str]] = {
+    positive_data_acceptance: frozenset(
+        {
+            "GET /api/v1/games/",
+            "POST /api/v1/clubs/",
+            "POST /api/v1/games/",
+            "POST /api/v1/games/import/",
+            "POST /api/v1/games/{game_id}/close/",
+            "POST /api/v1/games/{game_id}/computer/move/",
+            "POST /api/v1/games/{game_id}/corrections/",
+            "POST /api/v1/games/{game_id}/hands/",
+            "POST /api/v1/games/{game_id}/moves/",
+            "POST /api/v1/games/{game_id}/reveals/",
+            "POST /api/v1/games/{game_id}/rounds/{number}/adjustments/",
+            "POST /api/v1/games/{game_id}/rounds/{number}/dispute/",
+            "POST /api/v1/games/{game_id}/rounds/{number}/void/",
+            "POST /api/v1/games/{game_id}/seats/{seat}/computer/hand/",
+            "POST /api/v1/games/{game_id}/seats/{seat}/substitutes/",
+            "POST /api/v1/games/{game_id}/sessions/",
+            "POST /api/v1/games/{game_id}/sessions/end/",
+            "POST /api/v1/games/{game_id}/undo/",
+            "POST /api/v1/join/",
+            "PUT /api/v1/games/{game_id}/events/{position}/",
+            "PUT /api/v1/games/{game_id}/record/",
+            "PUT /api/v1/games/{game_id}/seats/{seat}/",
+        }
+    ),
+    negative_data_rejection: frozenset(
+        {
+            "POST /api/v1/games/{game_id}/moves/",
+            "POST /api/v1/games/{game_id}/reveals/",
+            "POST /api/v1/games/{game_id}/rounds/{number}/adjustments/",
+        }
+    ),
+}
+
+
+def checks_for(operation: str) -> list[Any]:
+    """``CHECKS`` and each acceptance check that ``operation`` passes."""
+    return CHECKS + [
+        check for check in ACCEPTANCE_CHECKS if operation not in PENDING.get(check, frozenset())
+    ]
+
 
 schema = schemathesis.openapi.from_wsgi("/api/v1/schema/?format=json", get_wsgi_application())
 # A schema-valid request may still be refused by the game's state, which no schema can say:
@@ -117,7 +171,7 @@ def new_game(organiser, load_scenario) -> Callable[[], Game]:
 
 @schema.parametrize()
 @settings(
-    max_examples=30,
+    max_examples=20,
     derandomize=True,
     deadline=None,
     database=None,
@@ -132,4 +186,4 @@ def test_every_operation_answers_as_its_schema_says(case, organiser_headers, new
     if "game_id" in (case.path_parameters or {}) and not negative_path:
         case.path_parameters["game_id"] = str(new_game().pk)
 
-    case.call_and_validate(headers=organiser_headers, checks=CHECKS)
+    case.call_and_validate(headers=organiser_headers, checks=checks_for(case.operation.label))
