@@ -364,8 +364,9 @@ def _seated_elsewhere(error: SeatedElsewhere) -> str:
     )
     where = " · ".join(other.players_now) if other is not None else error.game
     return gettext(
-        "%(player)s already sits in another open game (%(game)s). To move them to this "
-        "game, tick “Seat anyway” and create it again."
+        "%(player)s already sits in another open game (%(game)s). To seat them in this "
+        "game as well (they stay seated in the other until its organiser changes it), "
+        "tick “Seat anyway” and create it again."
     ) % {"player": error.player or gettext("A player"), "game": where}
 
 

@@ -26,8 +26,9 @@ pytestmark = pytest.mark.django_db
 # This new texts: each reads in every language of the pages (fr, pl, id).
 NEW_TEXTS = [
     "Seat anyway a player who sits in another open game",
-    "%(player)s already sits in another open game (%(game)s). To move them to this game, "
-    "tick “Seat anyway” and create it again.",
+    "%(player)s already sits in another open game (%(game)s). To seat them in this game "
+    "as well (they stay seated in the other until its organiser changes it), tick “Seat "
+    "anyway” and create it again.",
     "A player",
     "Choose one of the players of the club the game counts for.",
     "To seat a club's players, open the form for that club:",
