@@ -967,14 +967,24 @@ def _instances(model: type[_M], rows: Sequence[Sequence[Any]]) -> list[_M]:
 
 
 def _converted(kinds: tuple[str, ...], values: Sequence[Any]) -> list[Any]:
-    return [
-        value
-        if kind is _RAW or value is None
-        else (_loads(value) if isinstance(value, str) else value)
-        if kind is _JSON
-        else _from_epoch(value)
-        for kind, value in zip(kinds, values, strict=True)
-    ]
+    converted = list(values)
+    json_columns, datetime_columns = _typed_columns(kinds)
+    for index in json_columns:
+        if isinstance(value := converted[index], str):
+            converted[index] = _loads(value)
+    for index in datetime_columns:
+        if (value := converted[index]) is not None:
+            converted[index] = _from_epoch(value)
+    return converted
+
+
+@cache
+def _typed_columns(kinds: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Which columns of a ``_layout`` hold JSON, and which a date and time."""
+    return (
+        tuple(i for i, kind in enumerate(kinds) if kind is _JSON),
+        tuple(i for i, kind in enumerate(kinds) if kind is _DATETIME),
+    )
 
 
 def _instance(model: type[_M], values: Sequence[Any]) -> _M:

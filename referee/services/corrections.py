@@ -632,6 +632,8 @@ def _placed(engine: EngineGame, slots: list[_Slot]) -> list[_Slot]:
     """``slots`` judged into ``engine``, each new or amended play carrying the side of the
     chain the replay placed it on (``folding.with_sides``, R11); kept events as stored."""
     changed = {s.round for s in slots if s.changed and s.kind == Event.Kind.MOVE}
+    if not changed:  # a ruling, a hand or a reveal: no play to place
+        return slots
     entries = folding.with_sides(
         engine, [folding.Entry(s.kind, s.payload, s.round) for s in slots], rounds=changed
     )
