@@ -271,8 +271,9 @@ def play(base_url: str, organiser_token: str, record: Record, rounds: int) -> No
         f"stones {stored.rounds[-1].after.stones}, CAMAT {camat}"
     )
 
-    # Closing is the organiser's, on the version they saw (If-Match, else 428).
-    unversioned = games_close.sync_detailed(game, client=organiser)
+    # Closing is the organiser's, on the version they saw (If-Match, else 428): the client
+    # must give one (the schema declares it required); an empty one is no precondition.
+    unversioned = games_close.sync_detailed(game, client=organiser, if_match="")
     expect_problem(unversioned, 428, "precondition_required")
     seen = expect(games_state.sync_detailed(game, client=organiser), 200, GameState)
     closed = expect(
