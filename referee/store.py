@@ -953,8 +953,7 @@ def _instances(model: type[_M], rows: Sequence[Sequence[Any]]) -> list[_M]:
     """``_instance`` of each of ``rows``, the signals' listeners looked up once (a long
     game's 15,000 events, issue 29)."""
     if pre_init.has_listeners(model) or post_init.has_listeners(model):
-        names, kinds = _layout(model)
-        return [model.from_db(DEFAULT_DB_ALIAS, names, _converted(kinds, row)) for row in rows]
+        return [_instance(model, row) for row in rows]
     names, kinds = _layout(model)
     instances = []
     for values in rows:
@@ -998,7 +997,16 @@ def _instance(model: type[_M], values: Sequence[Any]) -> _M:
     ``model``, the attributes are set directly (a move builds two such rows: ≈ 2 % of
     its CPU, issue 14). Equal to ``from_db``'s instance in every field and in its
     ``_state`` (tested)."""
-    return _instances(model, [values])[0]
+    names, kinds = _layout(model)
+    converted = _converted(kinds, values)
+    if pre_init.has_listeners(model) or post_init.has_listeners(model):
+        return model.from_db(DEFAULT_DB_ALIAS, names, converted)
+    instance = model.__new__(model)
+    state = instance._state = ModelState()
+    state.adding = False
+    state.db = DEFAULT_DB_ALIAS
+    instance.__dict__.update(zip(names, converted, strict=True))
+    return instance
 
 
 def live_events(game: Game, since_round: int = 1) -> list[Event]:
