@@ -45,6 +45,19 @@ MAX_VERSION_DIGITS = 18
 
 # entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE ; etagc = %x21 / %x23-7E / obs-text
 _ENTITY_TAG_RE = re.compile(r'(W/)?"([\x21\x23-\x7e\x80-\xff]*)"')
+_ENTITY_TAG_PATTERN = r'(W/)?"[\x21\x23-\x7e\x80-\xff]*"'
+ENTITY_TAGS_PATTERN = (
+    r"^[ \t]*(\*|([ \t]*,)*[ \t]*"
+    + _ENTITY_TAG_PATTERN
+    + r"([ \t]*,([ \t]*"
+    + _ENTITY_TAG_PATTERN
+    + r")?)*)[ \t]*$"
+)
+"""What ``parse_entity_tags`` takes, as an ECMA-262 pattern for the API schema (RFC 9110
+§13.1): ``*`` or a comma-separated list of entity tags, empty elements allowed, one tag at
+least; anything else is 400 ``precondition_invalid``."""
+CONDITIONAL_HEADER_PATTERN = f"^$|{ENTITY_TAGS_PATTERN}"
+"""``ENTITY_TAGS_PATTERN`` or empty: ``conditions_of`` reads an empty header as not sent."""
 _VERSION_RE = re.compile(rf"0|[1-9][0-9]{{0,{MAX_VERSION_DIGITS - 1}}}")
 DIGEST_LENGTH = 16
 """Hex digits of a body's digest in a read's entity tag (64 bits of SHA-256)."""

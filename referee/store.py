@@ -950,11 +950,18 @@ def _layout(model: type[models.Model]) -> tuple[list[str], tuple[str, ...]]:
 
 
 def _instances(model: type[_M], rows: Sequence[Sequence[Any]]) -> list[_M]:
-    """``_instance`` of each of ``rows``, the signals' listeners looked up once (a long
-    game's 15,000 events, issue 29)."""
-    if pre_init.has_listeners(model) or post_init.has_listeners(model):
-        return [_instance(model, row) for row in rows]
+    """A model instance for each of ``rows``, the concrete columns' raw values (``_columns``),
+    as the ORM would build it on PostgreSQL (psycopg gives every type but JSON and dates its
+    Python form; JSON comes as text, a date and time as microseconds).
+
+    ``Model.from_db`` with every field is ``Model.__init__``, which sets each attribute and
+    sends ``pre_init`` and ``post_init``; with nobody listening to those for ``model``
+    (looked up once for all ``rows``: a long game's 15,000 events, issue 29), the attributes
+    are set directly (a move builds two such rows: ≈ 2 % of its CPU, issue 14). Equal to
+    ``from_db``'s instance in every field and in its ``_state`` (tested)."""
     names, kinds = _layout(model)
+    if pre_init.has_listeners(model) or post_init.has_listeners(model):
+        return [model.from_db(DEFAULT_DB_ALIAS, names, _converted(kinds, row)) for row in rows]
     instances = []
     for values in rows:
         instance = model.__new__(model)
@@ -988,25 +995,8 @@ def _typed_columns(kinds: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[int, 
 
 
 def _instance(model: type[_M], values: Sequence[Any]) -> _M:
-    """A model instance from its concrete columns' raw values (``_columns``), as the ORM
-    would build it on PostgreSQL (psycopg gives every type but JSON and dates its Python
-    form; JSON comes as text, a date and time as microseconds).
-
-    ``Model.from_db`` with every field is ``Model.__init__``, which sets each attribute
-    and sends ``pre_init`` and ``post_init``; with nobody listening to those for
-    ``model``, the attributes are set directly (a move builds two such rows: ≈ 2 % of
-    its CPU, issue 14). Equal to ``from_db``'s instance in every field and in its
-    ``_state`` (tested)."""
-    names, kinds = _layout(model)
-    converted = _converted(kinds, values)
-    if pre_init.has_listeners(model) or post_init.has_listeners(model):
-        return model.from_db(DEFAULT_DB_ALIAS, names, converted)
-    instance = model.__new__(model)
-    state = instance._state = ModelState()
-    state.adding = False
-    state.db = DEFAULT_DB_ALIAS
-    instance.__dict__.update(zip(names, converted, strict=True))
-    return instance
+    """The instance of one row (``_instances``)."""
+    return _instances(model, (values,))[0]
 
 
 def live_events(game: Game, since_round: int = 1) -> list[Event]:

@@ -36,6 +36,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 
 from referee.api.problems import PROBLEM_CONTENT_TYPE
+from referee.conditional import CONDITIONAL_HEADER_PATTERN
 from referee.engine.strategies import STRATEGIES
 
 Schema = dict[str, Any]
@@ -1331,18 +1332,9 @@ READ_ETAG_HEADER = OpenApiParameter(
     "blocked round) never share one. Send it back as `If-None-Match` (reads) or `If-Match` "
     "(writes: only its version is compared).",
 )
-# RFC 9110 §13.1: ``*`` or a comma-separated list of entity tags (empty elements allowed,
-# at least one tag), as ``referee.conditional`` reads it; anything else is 400
-# ``precondition_invalid``. ``CONDITIONAL_HEADER``: also empty, which is no header.
-_ENTITY_TAG_PATTERN = r'(W/)?"[\x21\x23-\x7e\x80-\xff]*"'
-ENTITY_TAGS_PATTERN = (
-    r"^[ \t]*(\*|([ \t]*,)*[ \t]*"
-    + _ENTITY_TAG_PATTERN
-    + r"([ \t]*,([ \t]*"
-    + _ENTITY_TAG_PATTERN
-    + r")?)*)[ \t]*$"
-)
-CONDITIONAL_HEADER: Schema = {"type": "string", "pattern": f"^$|{ENTITY_TAGS_PATTERN}"}
+# RFC 9110 §13.1, as ``referee.conditional`` reads it (one grammar, defined there); an
+# optional header may also be empty, which is no header.
+CONDITIONAL_HEADER: Schema = {"type": "string", "pattern": CONDITIONAL_HEADER_PATTERN}
 IF_NONE_MATCH_HEADER = OpenApiParameter(
     "If-None-Match",
     {**CONDITIONAL_HEADER, "maxLength": 1024},

@@ -16,13 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.conditional import MAX_HEADER_LENGTH
+from referee.conditional import CONDITIONAL_HEADER_PATTERN, MAX_HEADER_LENGTH
 from referee.inputs import MAX_ID
 
-ENTITY_TAG = r'(W/)?"[\x21\x23-\x7e]*"'
-# An empty value is taken as no header (``referee.conditional.conditions_of``), so the
-# pattern takes it too; blanks alone or a bare comma are an empty list: 400.
-CONDITIONAL_HEADER_PATTERN = rf"^([ \t]*(\*|{ENTITY_TAG}([ \t]*,[ \t]*{ENTITY_TAG})*)[ \t]*)?$"
 SLUG_PATTERN = r"^[-a-zA-Z0-9_]+$"
 CONDITIONAL_HEADERS = ("If-Match", "If-None-Match")
 # A seat is 0–4 (R3) and rounds are counted from 1: the views refuse others with 400.

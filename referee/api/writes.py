@@ -28,7 +28,6 @@ from referee.api.auth import CanUseGame, actor_of, can_access
 from referee.api.problems import PROBLEM_CONTENT_TYPE
 from referee.api.schema import (
     CONDITIONAL_HEADER,
-    ENTITY_TAGS_PATTERN,
     ETAG_HEADER,
     IF_MATCH_HEADER,
     CorrectionResultDocument,
@@ -84,7 +83,7 @@ WRITE_HEADERS = [IDEMPOTENCY_HEADER, IF_MATCH_HEADER, ETAG_HEADER, IDEMPOTENT_RE
 # ``If-Match``; an empty or blank one is none): the schema says the header is required.
 REQUIRED_IF_MATCH_HEADER = OpenApiParameter(
     IF_MATCH_HEADER.name,
-    {**IF_MATCH_HEADER.type, "minLength": 1, "pattern": ENTITY_TAGS_PATTERN},  # type: ignore[dict-item]
+    {**IF_MATCH_HEADER.type, "minLength": 1, "pattern": conditional.ENTITY_TAGS_PATTERN},  # type: ignore[dict-item]
     OpenApiParameter.HEADER,
     required=True,
     description=IF_MATCH_HEADER.description

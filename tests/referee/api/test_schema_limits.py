@@ -7,9 +7,10 @@ import re
 
 import pytest
 from drf_spectacular.generators import SchemaGenerator
+from hypothesis import given
+from hypothesis import strategies as st
 
 from referee import conditional
-from referee.api.schema import ENTITY_TAGS_PATTERN
 from referee.api.schema_limits import CONDITIONAL_HEADERS, NON_BLANK_TEXT_PATTERN, TEXT_PATTERN
 
 SCHEMA = SchemaGenerator().get_schema(request=None, public=True)
@@ -34,7 +35,7 @@ def test_every_conditional_header_declares_the_grammar_and_length():
     for operation, parameter in CONDITIONAL:
         schema = parameter["schema"]
         # A header the operation requires (close's If-Match, else 428) may not be empty.
-        expected = ENTITY_TAGS_PATTERN if parameter.get("required") else PATTERN
+        expected = conditional.ENTITY_TAGS_PATTERN if parameter.get("required") else PATTERN
         assert schema["pattern"] == expected, operation
         assert schema["maxLength"] == conditional.MAX_HEADER_LENGTH, operation
 
@@ -122,3 +123,17 @@ def test_an_empty_idempotency_key_is_declared_as_taken_and_is_no_key(rf):
     assert idempotency_of(Request(rf.post("/", HTTP_IDEMPOTENCY_KEY=""))) is None
     with pytest.raises(ValidationError):
         idempotency_of(Request(rf.post("/", HTTP_IDEMPOTENCY_KEY="k" * 256)))
+
+
+@given(st.text(alphabet=' \t,"W/*7a.\x80!#', max_size=24))
+def test_the_schema_pattern_is_the_grammar_the_parser_reads(value):
+    """One grammar (``referee.conditional``): a header the pattern takes is read, one it
+    refuses is 400 ``precondition_invalid`` — for every string of the grammar's characters."""
+    try:
+        conditional.conditions_of(if_match=value, if_none_match=None)
+    except conditional.ConditionalHeaderInvalid:
+        accepted = False
+    else:
+        accepted = True
+    assert bool(re.search(conditional.CONDITIONAL_HEADER_PATTERN, value)) is accepted
+    assert PATTERN == conditional.CONDITIONAL_HEADER_PATTERN
