@@ -65,6 +65,11 @@ class ComputerMoveSerializer(StrictSerializer):
 class SeatComputerView(GameMixin, APIView):
     """Make a seat a computer seat, or a person's again (R39)."""
 
+    organiser_only_methods = frozenset({"PUT"})
+
+    def phone_refusal(self) -> Exception:
+        return computer.phone_refusal()
+
     @extend_schema(
         operation_id="games_seats_computer_update",
         tags=["play"],
@@ -89,6 +94,11 @@ class SeatComputerView(GameMixin, APIView):
 
 class ComputerHandView(GameMixin, APIView):
     """The organiser enters a computer seat's hand, privately (R31, R39)."""
+
+    organiser_only_methods = frozenset({"POST"})
+
+    def phone_refusal(self) -> Exception:
+        return computer.phone_refusal()
 
     @extend_schema(
         operation_id="games_seats_computer_hand_create",

@@ -587,6 +587,8 @@ class SessionEndView(GameMixin, APIView):
 
 
 class GameCloseView(GameMixin, APIView):
+    organiser_only_methods = frozenset({"POST"})
+
     @extend_schema(
         operation_id="games_close",
         tags=["sessions"],
@@ -604,6 +606,8 @@ class GameCloseView(GameMixin, APIView):
 
 
 class GameRecordView(GameMixin, APIView):
+    organiser_only_methods = frozenset({"PUT"})
+
     @extend_schema(
         operation_id="games_record",
         tags=["records"],

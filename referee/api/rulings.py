@@ -108,6 +108,8 @@ class CorrectionsView(GameMixin, APIView):
 class RoundVoidView(GameMixin, APIView):
     """Void a round (R35)."""
 
+    organiser_only_methods = frozenset({"POST"})
+
     @extend_schema(
         operation_id="games_rounds_void",
         tags=["corrections"],
@@ -146,6 +148,8 @@ class RoundVoidView(GameMixin, APIView):
 
 class RoundAdjustmentView(GameMixin, APIView):
     """Move stones by a ruling after a round (R36)."""
+
+    organiser_only_methods = frozenset({"POST"})
 
     @extend_schema(
         operation_id="games_rounds_adjust",
@@ -195,6 +199,8 @@ class RoundAdjustmentView(GameMixin, APIView):
 class SeatSubstituteView(GameMixin, APIView):
     """Someone else takes a seat from a round on (R38)."""
 
+    organiser_only_methods = frozenset({"POST"})
+
     @extend_schema(
         operation_id="games_seats_substitute",
         tags=["corrections"],
@@ -239,6 +245,8 @@ class SeatSubstituteView(GameMixin, APIView):
 
 class SeatView(GameMixin, APIView):
     """Re-seat: who sat a seat from the game's start (R38)."""
+
+    organiser_only_methods = frozenset({"PUT"})
 
     @extend_schema(
         operation_id="games_seats_update",

@@ -103,6 +103,8 @@ class JoinLockoutLiftView(PerViewer):
 
 
 class GameTokensView(GameMixin, APIView):
+    organiser_only_methods = frozenset({"GET"})
+
     @extend_schema(
         operation_id="games_tokens_list",
         tags=["games"],
@@ -119,6 +121,8 @@ class GameTokensView(GameMixin, APIView):
 
 
 class TokenRevokeView(GameMixin, APIView):
+    organiser_only_methods = frozenset({"POST"})
+
     @extend_schema(
         operation_id="games_tokens_revoke",
         tags=["games"],

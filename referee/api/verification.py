@@ -233,6 +233,8 @@ class RoundDisputeView(GameMixin, APIView):
 class RoundResolveView(GameMixin, APIView):
     """The organiser marks a settled round confirmed (resolving any dispute)."""
 
+    organiser_only_methods = frozenset({"POST"})
+
     @extend_schema(
         operation_id="games_rounds_resolve",
         tags=["verification"],

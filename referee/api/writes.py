@@ -37,7 +37,7 @@ from referee.api.schema import (
     problems,
 )
 from referee.engine import RefereeError
-from referee.exceptions import VersionMismatch
+from referee.exceptions import OrganiserOnly, VersionMismatch
 from referee.idempotency import Idempotency
 from referee.inputs import StrictSerializer
 from referee.models import Game, TableToken
@@ -242,6 +242,14 @@ class GameMixin(PerViewer):
 
     permission_classes = [CanUseGame]
     checks_conditions = True
+    organiser_only_methods: frozenset[str] = frozenset()
+    """The methods no phone may use: a table token is refused by ``phone_refusal`` as soon
+    as the game is found (404, then 403), before its body is read — a malformed body from a
+    phone is 403 like a valid one, so it learns nothing of the organiser's operations."""
+
+    def phone_refusal(self) -> Exception:
+        """What a table token gets for an ``organiser_only_methods`` request (403)."""
+        return OrganiserOnly()
 
     def handle_exception(self, exc: Exception) -> Any:
         if isinstance(exc, VersionMismatch):
@@ -281,6 +289,8 @@ class GameMixin(PerViewer):
     def get_game(self, request: Request, game_id: Any) -> Game:
         token = request.auth
         if isinstance(token, TableToken) and token.game_id == game_id:
+            if request.method in self.organiser_only_methods:
+                raise self.phone_refusal()
             # The token's query read the game already (select_related): no second read.
             return token.game
         game = get_object_or_404(Game, pk=game_id)

@@ -126,7 +126,7 @@ def seat_strategy_set(
     that is not 0–4 or an unknown strategy.
     """
     if actor.token is not None:
-        raise SeatNotAllowed(_organiser_detail())
+        raise phone_refusal()
     if seat not in range(5) or (strategy is not None and strategy not in STRATEGIES):
         raise ValueError(f"seat {seat} cannot be played by {strategy!r}")  # the API refuses first
     with transaction.atomic():
@@ -169,7 +169,7 @@ def computer_hand_declare(
     computer moves at once if it is its turn.
     """
     if actor.token is not None:
-        raise SeatNotAllowed(_organiser_detail())
+        raise phone_refusal()
     game = Game.objects.get(pk=game_id)
     if seat not in computer_seats(game):
         raise SeatNotComputer()
@@ -290,8 +290,12 @@ def _due_move(game: Game, *, lead_seat: int | None) -> tuple[Move, str] | None:
     return move, seats[seat]
 
 
-def _organiser_detail() -> str:
-    return gettext("Only the organiser may set up or enter a computer seat's hand (R39).")
+def phone_refusal() -> SeatNotAllowed:
+    """What a phone gets for setting up a computer seat or entering its hand: 403
+    ``seat_not_allowed`` (R39: the organiser's alone)."""
+    return SeatNotAllowed(
+        gettext("Only the organiser may set up or enter a computer seat's hand (R39).")
+    )
 
 
 events.AFTER_EVENT_HOOKS.append(after_event)
