@@ -7,6 +7,7 @@ module; it calls the registered ``League``.
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
@@ -29,6 +30,15 @@ def _player_label(player: Player) -> str:
         if player.member_number
         else player.display_name
     )
+
+
+def _tell_apart(players: list[tuple[int, str]]) -> None:
+    """Two players of a club listed alike (the same name, no member number) are told apart
+    by their ids (``#12``, as the API's ``/players/{id}/`` names them), in place."""
+    counts = Counter(label for _pk, label in players)
+    for index, (pk, label) in enumerate(players):
+        if counts[label] > 1:
+            players[index] = (pk, f"{label} (#{pk})")
 
 
 class ClubLeague(referee_league.League):
@@ -108,6 +118,8 @@ class ClubLeague(referee_league.League):
             "display_name", "pk"
         ):
             players.setdefault(player.club_id, []).append((player.pk, _player_label(player)))
+        for club_players in players.values():
+            _tell_apart(club_players)
         choices = []
         for club in clubs:
             choices.append(
@@ -159,8 +171,10 @@ class ClubLeague(referee_league.League):
         in_league = selectors.game_league(game=game)
         if in_league is None:
             return []
-        rows = selectors.club_players(club=in_league.club).order_by("display_name")
-        return [(p.pk, _player_label(p)) for p in rows]
+        rows = selectors.club_players(club=in_league.club).order_by("display_name", "pk")
+        players = [(p.pk, _player_label(p)) for p in rows]
+        _tell_apart(players)
+        return players
 
     def registered_seats(self, *, club: Any, names: list[str]) -> list[Any]:
         if club is None:

@@ -215,6 +215,23 @@ def test_each_seat_offers_the_club_players_to_choose_from(director, club) -> Non
     assert "Stranger" not in page
 
 
+def test_two_players_of_one_name_are_listed_apart(director, club) -> None:
+    """Two club players called Icha with no member number would be two identical options:
+    each is listed with its id; a player whose name is the club's only one keeps it bare."""
+    from tests.scoring.factories import PlayerFactory
+
+    first, second = (PlayerFactory(club=club, display_name="Icha") for _ in range(2))
+    numbered = PlayerFactory(club=club, display_name="Icha", member_number="7")
+    wulan = PlayerFactory(club=club, display_name="Wulan")
+
+    page = signed_in(director).get("/games/").content.decode()
+
+    assert f'<option value="{first.pk}">Icha (#{first.pk})</option>' in page
+    assert f'<option value="{second.pk}">Icha (#{second.pk})</option>' in page
+    assert f'<option value="{numbered.pk}">Icha (7)</option>' in page
+    assert f'<option value="{wulan.pk}">Wulan</option>' in page
+
+
 def test_players_chosen_per_seat_are_seated_even_two_of_one_name(director, club) -> None:
     """A seat's chosen player sits it (R3), so the standings credit that player: here the
     second of two players called Icha, whom a typed name could not tell apart."""

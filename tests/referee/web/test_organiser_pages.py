@@ -765,9 +765,12 @@ def test_a_guest_identified_as_a_club_player_is_re_seated_and_the_league_follows
     game = services.game_create(players=[*seats, "Evi?"], club=club, created_by=director)
     enter(game, scorekeeper(game), CEKI)
     evi = PlayerFactory(club=club, display_name="Evi", member_number="MDC-9")
+    twins = [PlayerFactory(club=club, display_name="Upi") for _ in range(2)]
     client.force_login(director)
     page = client.get(f"/games/{game.pk}/manage/").content.decode()
     assert f'<option value="{evi.pk}">Evi (MDC-9)</option>' in page
+    for twin in twins:  # two of one name, told apart by their ids
+        assert f'<option value="{twin.pk}">Upi (#{twin.pk})</option>' in page
 
     answer = client.post(
         f"/games/{game.pk}/seats/4/name/",
