@@ -300,20 +300,33 @@ def game_export(game: Game, *, reader: TableToken | None = None) -> dict[str, An
     itself, not another seat's, which would let it tailor a ``pips`` reveal (R33, R31);
     every hand is in once the round is settled.
     """
-    rounds = settled.game_rounds(game)  # the stored settled rounds, the tail folded (issue 29)
+    rounds, tail = game_export_rounds(game, reader=reader)
     record = rounds.record(game.players)
+    record["rounds"][rounds.stored :] = tail
+    return record
+
+
+def game_export_rounds(
+    game: Game, *, reader: TableToken | None = None
+) -> tuple[settled.GameRounds, list[dict[str, Any]]]:
+    """``game_export``'s parts: the game's rounds (``settled.game_rounds``: the stored
+    settled rounds, the tail folded, issue 29) and the record's rounds after the stored
+    ones as ``reader`` may read them (R31, R18, R33). The stored rounds are settled or
+    voided: every reader reads them whole, so the API joins their kept text."""
+    rounds = settled.game_rounds(game)
+    tail = [dict(data) for data in rounds.tail_records]
     engine = rounds.engine
     if not engine.rounds:
-        return record
+        return rounds, tail
     last = engine.rounds[-1].round
     if not last.is_over():
-        record["rounds"][-1].pop("hands", None)
+        tail[-1].pop("hands", None)
     elif reader is not None and not last.is_settled():
-        hands = record["rounds"][-1].pop("hands", None) or {}
+        hands = tail[-1].pop("hands", None) or {}
         own = _declared_by(game, reader, last.number)
         if own is not None and str(own) in hands:
-            record["rounds"][-1]["hands"] = {str(own): hands[str(own)]}
-    return record
+            tail[-1]["hands"] = {str(own): hands[str(own)]}
+    return rounds, tail
 
 
 def _declared_by(game: Game, reader: TableToken, number: int) -> int | None:
