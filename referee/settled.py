@@ -64,11 +64,13 @@ class GameRounds:
 
     @cached_property
     def records(self) -> list[dict[str, Any]]:
-        return [store.settled_loads(row.record) for row in self.rows] + self.tail_records
+        stored = [store.settled_loads(_read_text(row.record)) for row in self.rows]
+        return stored + self.tail_records
 
     @cached_property
     def results(self) -> list[dict[str, Any]]:
-        return [store.settled_loads(row.result) for row in self.rows] + self.tail_results
+        stored = [store.settled_loads(_read_text(row.result)) for row in self.rows]
+        return stored + self.tail_results
 
     def stored_json(self, field: str) -> list[bytes] | None:
         """Each stored round's ``record`` or ``result`` (``field``) as the bytes the API's
@@ -77,7 +79,7 @@ class GameRounds:
         is then rendered whole)."""
         pieces: list[bytes] = []
         for row in self.rows:
-            text: str = getattr(row, field)
+            text = _read_text(getattr(row, field))
             if row.compact:
                 pieces.append(text.encode())
                 continue
@@ -99,6 +101,12 @@ class GameRounds:
     def result(self) -> dict[str, Any]:
         """The whole ``domeng-result/1`` result."""
         return {"format": RESULT_FORMAT, "rounds": list(self.results)}
+
+
+def _read_text(text: str | None) -> str:
+    if text is None:
+        raise ValueError("a column game_rounds was told not to read")
+    return text
 
 
 class _Rounds:
@@ -145,18 +153,19 @@ def keep(game: Game, engine: EngineGame) -> int:
     return len(new)
 
 
-def game_rounds(game: Game) -> GameRounds:
+def game_rounds(game: Game, only: str | None = None) -> GameRounds:
     """Every round of ``game``: the stored settled rounds, then the fold of the live
     events after them (the round in play, and any closed round not stored yet, which is
     stored then, under the game's lock). Two queries when every closed round is stored,
-    whatever the game's length."""
-    rounds = _read(game)
+    whatever the game's length. ``only``: ``"record"`` or ``"result"``, the stored rounds'
+    one column read (``records`` or ``results`` and ``stored_json`` of it alone)."""
+    rounds = _read(game, only)
     if any(game_round.is_closed() for game_round in rounds.engine.rounds):
         with transaction.atomic():
             store.lock(game.pk)  # no correction in between: the rows stored are the replay's
-            rounds = _read(game)
+            rounds = _read(game, only)
             if keep(game, rounds.engine):
-                rounds = _read(game)
+                rounds = _read(game, only)
     return rounds
 
 
@@ -182,8 +191,8 @@ def snapshot_before(game: Game, number: int) -> dict[str, Any] | None:
     return {"round": number, "rounds_played": number - 1, "standing": result["after"]}
 
 
-def _read(game: Game) -> GameRounds:
-    rows = store.settled_texts(game)
+def _read(game: Game, only: str | None = None) -> GameRounds:
+    rows = store.settled_texts(game, only)
     for index, row in enumerate(rows):
         if row.number != index + 1:
             rows = rows[:index]  # the rounds from a gap on are folded (their rows written again)
@@ -191,7 +200,11 @@ def _read(game: Game) -> GameRounds:
     stored = len(rows)
     snapshot = None
     if stored:
-        after = store.settled_loads(rows[-1].result)["after"]
+        last = rows[-1]
+        if last.after is not None:
+            after = store.settled_loads(last.after)
+        else:
+            after = store.settled_loads(_read_text(last.result))["after"]
         snapshot = {"round": stored + 1, "rounds_played": stored, "standing": after}
     events = (
         Event.objects.filter(game=game, revoked_by__isnull=True, round_number__gt=stored)

@@ -1034,20 +1034,24 @@ def live_events(game: Game, since_round: int = 1) -> list[Event]:
 
 class SettledText(NamedTuple):
     """One stored settled round (``SettledRound``) as its columns' text: ``compact`` when
-    its ``record`` and ``result`` are orjson's compact text, the bytes an answer gives."""
+    its ``record`` and ``result`` are orjson's compact text, the bytes an answer gives.
+    A column not read is ``None``; ``after`` is the result's ``after`` when the result is
+    not read (where a fold of the next round resumes)."""
 
     number: int
-    record: str
-    result: str
+    record: str | None
+    result: str | None
     compact: bool
+    after: str | None = None
 
 
-def settled_texts(game: Game) -> list[SettledText]:
+def settled_texts(game: Game, only: str | None = None) -> list[SettledText]:
     """Each stored settled round of ``game`` (``SettledRound``) in round order, its JSON as
     text, not parsed (issue 29: a 600-round game's 1,200 documents parsed were most of its
-    result's read; a compact row's text is its part of the answer). On PostgreSQL one
-    prepared statement; elsewhere the ORM's query, the JSON written again as text (never
-    ``compact``: the ORM wrote it)."""
+    result's read; a compact row's text is its part of the answer). ``only``: ``"record"``
+    or ``"result"``, the one column read (the export reads its records and each result's
+    ``after``). On PostgreSQL one prepared statement; elsewhere the ORM's query, the JSON
+    written again as text (never ``compact``: the ORM wrote it)."""
     db = _db()
     if db.vendor != "postgresql":
         rows = SettledRound.objects.filter(game=game).order_by("number")
@@ -1055,8 +1059,11 @@ def settled_texts(game: Game) -> list[SettledText]:
             SettledText(number, _json(record), _json(result), False)
             for number, record, result in rows.values_list("number", "record", "result")
         ]
+    record = "NULL" if only == "result" else "s.record::text"
+    result = "NULL" if only == "record" else "s.result::text"
+    after = "(s.result -> 'after')::text" if only == "record" else "NULL"
     sql = (
-        f"SELECT s.number, s.record::text, s.result::text, s.compact FROM "
+        f"SELECT s.number, {record}, {result}, s.compact, {after} FROM "
         f"{db.ops.quote_name(SettledRound._meta.db_table)} s "
         "WHERE s.game_id = %s ORDER BY s.number"
     )

@@ -670,7 +670,7 @@ class GameResultView(GameMixin, APIView):
         game = self.get_game(request, game_id)
         # The stored settled rounds and the round in play folded (issue 29): what a replay
         # of the exported record gives (tested), at a cost that does not grow with the game.
-        rounds = settled.game_rounds(game)
+        rounds = settled.game_rounds(game, only="result")
         known = verification.round_verifications(game)  # issue 11
 
         def value() -> dict[str, Any]:
@@ -681,8 +681,11 @@ class GameResultView(GameMixin, APIView):
         body = None
         stored = rounds.stored_json("result")
         if stored is not None and all(len(p) > 2 and p.endswith(b"}") for p in stored):
+            unverified = dumps(verification.round_verification({}, 0))
             said = [
                 dumps(verification.round_verification(known, number))
+                if number in known
+                else unverified
                 for number in range(1, len(stored) + 1)
             ]
             pieces: list[bytes] | None = None

@@ -313,7 +313,7 @@ def game_export_rounds(
     settled rounds, the tail folded, issue 29) and the record's rounds after the stored
     ones as ``reader`` may read them (R31, R18, R33). The stored rounds are settled or
     voided: every reader reads them whole, so the API joins their kept text."""
-    rounds = settled.game_rounds(game)
+    rounds = settled.game_rounds(game, only="record")
     tail = [dict(data) for data in rounds.tail_records]
     engine = rounds.engine
     if not engine.rounds:
