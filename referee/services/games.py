@@ -159,18 +159,19 @@ def game_import(
     times = [(played_at or now) + timedelta(microseconds=p) for p in range(len(entries))]
     # As a table enters them: ``store.ROUND_GAP`` positions free before each later round.
     positions = _gapped_positions(folded.rounds)
-    store.insert_rows(
+    entered_by = f"import by {actor}"
+    store.insert_values(
         Event,
         [
-            store.new_event(
-                game,
-                position=positions[index],
-                kind=entry.kind,
-                payload=entry.payload,
-                round_number=number,
-                entered_by=f"import by {actor}",
-                created_at=times[index],
-            )
+            {
+                "game_id": game.pk,
+                "position": positions[index],
+                "kind": entry.kind,
+                "payload": entry.payload,
+                "round_number": number,
+                "entered_by": entered_by,
+                "created_at": times[index],
+            }
             for index, (entry, number) in enumerate(zip(entries, folded.rounds, strict=True))
         ],
     )
