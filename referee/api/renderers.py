@@ -19,6 +19,7 @@ from rest_framework import renderers
 _OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
 _LINE_SEPARATOR = "\u2028".encode()
 _PARAGRAPH_SEPARATOR = "\u2029".encode()
+_SEPARATORS_START = _LINE_SEPARATOR[:2]
 
 
 class JSONRenderer(renderers.JSONRenderer):
@@ -73,7 +74,8 @@ def dumps(value: Any) -> bytes | None:
 
 def _escape_separators(text: bytes) -> bytes:
     """U+2028/U+2029 escaped as DRF escapes them (JavaScript reads them as line ends)."""
-    if _LINE_SEPARATOR in text or _PARAGRAPH_SEPARATOR in text:
+    # Both begin E2 80: one pass over a long answer where none is (issue 29).
+    if _SEPARATORS_START in text and (_LINE_SEPARATOR in text or _PARAGRAPH_SEPARATOR in text):
         text = text.replace(_LINE_SEPARATOR, b"\\u2028").replace(_PARAGRAPH_SEPARATOR, b"\\u2029")
     return text
 
