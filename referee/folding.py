@@ -255,6 +255,59 @@ def _resumed(
     return game
 
 
+@dataclass(frozen=True)
+class Folded:
+    """What a record's events did, for storing them (``game_import``): each event's
+    round, whether it settled its round, and the whole ``Effects`` of the events of the
+    last round begun (``tail``: the last ``len(tail)`` events), which the round cache
+    keeps (``referee.store.RoundCache``)."""
+
+    rounds: list[int]
+    settled: list[bool]
+    tail: list[Effects]
+
+
+def fold_record(
+    rules: RuleSet, entries: Sequence[Entry], judged: Game, settled_by: dict[int, int | None]
+) -> tuple[Game, Folded]:
+    """The engine and ``Folded`` of a record's ``entries`` (``record_entries``), from the
+    replay that judged it (``records.replay``, its ``settled_by`` filled): the rounds
+    before the last one begun are not folded again, only that round is, from the
+    standing before it (R27), for its events' effects (issue 29). Equal to
+    ``fold_all`` (tested). A record with a round that gives no event (an empty last
+    round, which the replay begins and a fold of the events does not) is folded whole
+    (``fold_all``)."""
+    numbers = sorted({entry.round for entry in entries})
+    if numbers != [game_round.round.number for game_round in judged.rounds]:
+        return fold_all(rules, entries)
+    snapshot = advance_snapshot(judged, initial_snapshot(rules))
+    first = snapshot["round"]
+    head = next((i for i, entry in enumerate(entries) if entry.round >= first), len(entries))
+    _, tail = fold(rules, [(e.kind, e.payload) for e in entries[head:]], snapshot=snapshot)
+    settling: set[int] = set()
+    last_move: dict[int, int] = {}
+    reveals: dict[tuple[int, int], int] = {}
+    for index, entry in enumerate(entries[:head]):
+        if entry.kind == "move":
+            last_move[entry.round] = index
+        elif entry.kind == "reveal":
+            reveals[entry.round, entry.payload["seat"]] = index
+    for number, seat in settled_by.items():
+        if number < first:
+            settling.add(last_move[number] if seat is None else reveals[number, seat])
+    settled = [index in settling for index in range(head)] + [e.settled for e in tail]
+    rounds = [entry.round for entry in entries[:head]] + [effect.round for effect in tail]
+    return judged, Folded(rounds, settled, tail)
+
+
+def fold_all(rules: RuleSet, entries: Sequence[Entry]) -> tuple[Game, Folded]:
+    """The engine and ``Folded`` of ``entries`` folded one by one from the game's start."""
+    game, effects = fold(rules, [(e.kind, e.payload) for e in entries])
+    first = advance_snapshot(game, initial_snapshot(rules))["round"]
+    tail = [effect for effect in effects if effect.round >= first]
+    return game, Folded([e.round for e in effects], [e.settled for e in effects], tail)
+
+
 def check_storable(value: Any) -> None:
     """Raise ``record_invalid`` for text with a NUL character anywhere in ``value``: no
     database stores it, and a voided round (R35) keeps its events as entered."""

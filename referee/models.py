@@ -260,6 +260,12 @@ class SettledRound(models.Model):
     events of round k (an undo, a correction, a ruling R35–R38) deletes the rows from k on
     in its transaction (``referee.store.forget_settled``); they are written again from the
     replay that judged it. Always equal to the replay of the events (tested).
+
+    ``compact``: ``record`` and ``result`` are held as orjson's compact text, the bytes
+    the export's and the result's answers give for the round (``referee.store.
+    settled_insert`` writes them so, issue 29): those answers join them without parsing
+    them. A row written otherwise (by the ORM, or before this) is parsed and written
+    again, as before.
     """
 
     game = models.ForeignKey(
@@ -268,6 +274,9 @@ class SettledRound(models.Model):
     number = models.PositiveIntegerField()
     record = StoredJSONField()
     result = StoredJSONField()
+    compact = models.BooleanField(
+        default=False, help_text="Whether record and result hold orjson's compact text."
+    )
 
     class Meta:
         ordering = ["game", "number"]

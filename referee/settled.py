@@ -20,7 +20,7 @@ The rows always equal a replay of the events (``tests/referee/test_settled.py``)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, cast
 
 from django.db import transaction
@@ -40,17 +40,54 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
 class GameRounds:
     """A game's rounds, 1 to n: ``records`` (``domeng-record/1`` rounds), ``results``
     (``domeng-result/1`` rounds), ``stored`` (how many of them came from stored rows) and
     ``engine`` (the fold of the rounds after them, resumed at the standing after the last
-    stored round: its rounds are the last ``len(records) - stored``)."""
+    stored round: its rounds are the last ``len(records) - stored``). ``tail_records`` and
+    ``tail_results`` are those folded rounds' entries; the stored rounds are kept as their
+    rows' text (``store.SettledText``), parsed only when ``records`` or ``results`` is
+    read, and given as an answer's bytes by ``stored_json`` (issue 29)."""
 
-    records: list[dict[str, Any]]
-    results: list[dict[str, Any]]
-    stored: int
-    engine: EngineGame
+    def __init__(
+        self,
+        rows: list[store.SettledText],
+        tail_records: list[dict[str, Any]],
+        tail_results: list[dict[str, Any]],
+        engine: EngineGame,
+    ) -> None:
+        self.rows = rows
+        self.tail_records = tail_records
+        self.tail_results = tail_results
+        self.stored = len(rows)
+        self.engine = engine
+
+    @cached_property
+    def records(self) -> list[dict[str, Any]]:
+        stored = [store.settled_loads(_read_text(row.record)) for row in self.rows]
+        return stored + self.tail_records
+
+    @cached_property
+    def results(self) -> list[dict[str, Any]]:
+        stored = [store.settled_loads(_read_text(row.result)) for row in self.rows]
+        return stored + self.tail_results
+
+    def stored_json(self, field: str) -> list[bytes] | None:
+        """Each stored round's ``record`` or ``result`` (``field``) as the bytes the API's
+        renderer writes for it: a compact row's text as it is, any other row's parsed and
+        written again; ``None`` if one cannot be (an integer beyond 64 bits: the answer
+        is then rendered whole)."""
+        pieces: list[bytes] = []
+        for row in self.rows:
+            text = _read_text(getattr(row, field))
+            if row.compact:
+                pieces.append(text.encode())
+                continue
+            piece = store.compact_json(store.settled_loads(text))
+            if piece is None:
+                return None
+            pieces.append(piece)
+        return pieces
 
     def record(self, players: Sequence[str]) -> dict[str, Any]:
         """The whole ``domeng-record/1`` record, seats ``players`` (seat 0 to 4)."""
@@ -64,6 +101,12 @@ class GameRounds:
     def result(self) -> dict[str, Any]:
         """The whole ``domeng-result/1`` result."""
         return {"format": RESULT_FORMAT, "rounds": list(self.results)}
+
+
+def _read_text(text: str | None) -> str:
+    if text is None:
+        raise ValueError("a column game_rounds was told not to read")
+    return text
 
 
 class _Rounds:
@@ -102,28 +145,27 @@ def keep(game: Game, engine: EngineGame) -> int:
         return 0
     records, results = _entries(engine, new)
     rows = [
-        SettledRound(game=game, number=result["number"], record=record, result=result)
-        for record, result in zip(records, results, strict=True)
+        (result["number"], record, result) for record, result in zip(records, results, strict=True)
     ]
-    if len(closed) > 2:  # the rows stored were read under the lock: none of these is there
-        store.insert_rows(SettledRound, rows)  # a COPY: a correction of round 1 writes 600
-    else:
-        SettledRound.objects.bulk_create(rows, ignore_conflicts=True)
+    # More than two closed: the rows stored were read under the lock, none of these is
+    # there (a COPY: a correction of round 1 writes 600); else the INSERT skips one stored.
+    store.settled_insert(game, rows, skip_stored=len(closed) <= 2)
     return len(new)
 
 
-def game_rounds(game: Game) -> GameRounds:
+def game_rounds(game: Game, only: str | None = None) -> GameRounds:
     """Every round of ``game``: the stored settled rounds, then the fold of the live
     events after them (the round in play, and any closed round not stored yet, which is
     stored then, under the game's lock). Two queries when every closed round is stored,
-    whatever the game's length."""
-    rounds = _read(game)
+    whatever the game's length. ``only``: ``"record"`` or ``"result"``, the stored rounds'
+    one column read (``records`` or ``results`` and ``stored_json`` of it alone)."""
+    rounds = _read(game, only)
     if any(game_round.is_closed() for game_round in rounds.engine.rounds):
         with transaction.atomic():
             store.lock(game.pk)  # no correction in between: the rows stored are the replay's
-            rounds = _read(game)
+            rounds = _read(game, only)
             if keep(game, rounds.engine):
-                rounds = _read(game)
+                rounds = _read(game, only)
     return rounds
 
 
@@ -149,19 +191,21 @@ def snapshot_before(game: Game, number: int) -> dict[str, Any] | None:
     return {"round": number, "rounds_played": number - 1, "standing": result["after"]}
 
 
-def _read(game: Game) -> GameRounds:
-    rows = store.settled_rows(game)
-    records: list[dict[str, Any]] = []
-    results: list[dict[str, Any]] = []
-    for record, result in rows:
-        if result["number"] != len(results) + 1:
-            break  # the rounds from a gap on are folded (and their rows written again)
-        records.append(record)
-        results.append(result)
-    stored = len(results)
+def _read(game: Game, only: str | None = None) -> GameRounds:
+    rows = store.settled_texts(game, only)
+    for index, row in enumerate(rows):
+        if row.number != index + 1:
+            rows = rows[:index]  # the rounds from a gap on are folded (their rows written again)
+            break
+    stored = len(rows)
     snapshot = None
     if stored:
-        snapshot = {"round": stored + 1, "rounds_played": stored, "standing": results[-1]["after"]}
+        last = rows[-1]
+        if last.after is not None:
+            after = store.settled_loads(last.after)
+        else:
+            after = store.settled_loads(_read_text(last.result))["after"]
+        snapshot = {"round": stored + 1, "rounds_played": stored, "standing": after}
     events = (
         Event.objects.filter(game=game, revoked_by__isnull=True, round_number__gt=stored)
         .order_by("position")
@@ -169,7 +213,7 @@ def _read(game: Game) -> GameRounds:
     )
     engine = folding.replay(store.rules_of(game), list(events), snapshot=snapshot)
     tail_records, tail_results = _entries(engine, list(engine.rounds))
-    return GameRounds(records + tail_records, results + tail_results, stored, engine)
+    return GameRounds(rows, tail_records, tail_results, engine)
 
 
 def differences(game: Game) -> list[int]:

@@ -33,7 +33,7 @@ seat's set-up at creation (before any phone can join).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -770,6 +770,48 @@ def insert_rows(model: type[models.Model], objs: Sequence[models.Model]) -> int:
             for obj in objs:
                 setattr(obj, f.attname, f.pre_save(obj, add=True))
     values = attrgetter(*(f.attname for f in fields))
+    rows = (list(values(obj)) if len(fields) > 1 else [values(obj)] for obj in objs)
+    _copy_rows(db, model, fields, rows)
+    return len(objs)
+
+
+def insert_values(model: type[models.Model], rows: Sequence[dict[str, Any]]) -> int:
+    """``insert_rows`` of ``model(**row)`` for each of ``rows`` (each field by its
+    ``attname``, ``game_id``; a field not given its default), without making the
+    instances: an import's 15,000 events (issue 29). The same rows (tested)."""
+    if not rows:
+        return 0
+    db = _db()
+    if db.vendor != "postgresql":
+        return insert_rows(model, [model(**row) for row in rows])
+    pk = model._meta.pk
+    fields = [
+        f
+        for f in model._meta.concrete_fields
+        if not (f is pk and isinstance(f, models.AutoField | models.BigAutoField))
+    ]
+    given = [f.attname in rows[0] for f in fields]
+    for f, known in zip(fields, given, strict=True):
+        if not known and isinstance(f, models.DateTimeField) and (f.auto_now or f.auto_now_add):
+            raise ValueError(f"insert_values: {f.attname} is set by the ORM on save")
+
+    def row_of(values: dict[str, Any]) -> list[Any]:
+        return [
+            values[f.attname] if known else f.get_default()
+            for f, known in zip(fields, given, strict=True)
+        ]
+
+    _copy_rows(db, model, fields, (row_of(values) for values in rows))
+    return len(rows)
+
+
+def _copy_rows(
+    db: BaseDatabaseWrapper,
+    model: type[models.Model],
+    fields: Sequence[models.Field[Any, Any]],
+    rows: Iterable[list[Any]],
+) -> None:
+    """One ``COPY … FROM STDIN`` of ``rows`` (each the values of ``fields``, in order)."""
     encoded = [i for i, f in enumerate(fields) if isinstance(f, models.JSONField)]
     quote = db.ops.quote_name
     sql = (
@@ -777,13 +819,11 @@ def insert_rows(model: type[models.Model], objs: Sequence[models.Model]) -> int:
         "FROM STDIN"
     )
     with db.wrap_database_errors, db.cursor() as cursor, cursor.cursor.copy(sql) as copy:
-        for obj in objs:
-            row = list(values(obj)) if len(fields) > 1 else [values(obj)]
+        for row in rows:
             for i in encoded:
                 if row[i] is not None:
                     row[i] = _json(row[i])  # as its text, keys made text as json.dumps does
             copy.write_row(row)
-    return len(objs)
 
 
 # -- the current round -----------------------------------------------------------------
@@ -1022,24 +1062,107 @@ def live_events(game: Game, since_round: int = 1) -> list[Event]:
     return _instances(Event, rows)
 
 
-def settled_rows(game: Game) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """Each stored settled round of ``game`` (``SettledRound``) in round order, as its
-    ``(record, result)`` entries. On PostgreSQL one prepared statement whose JSON is read as
-    text by orjson (the ORM's ``json.loads`` of a 600-round game's 1,200 documents was most
-    of its result's read, issue 29); elsewhere the ORM's query."""
+class SettledText(NamedTuple):
+    """One stored settled round (``SettledRound``) as its columns' text: ``compact`` when
+    its ``record`` and ``result`` are orjson's compact text, the bytes an answer gives.
+    A column not read is ``None``; ``after`` is the result's ``after`` when the result is
+    not read (where a fold of the next round resumes)."""
+
+    number: int
+    record: str | None
+    result: str | None
+    compact: bool
+    after: str | None = None
+
+
+def settled_texts(game: Game, only: str | None = None) -> list[SettledText]:
+    """Each stored settled round of ``game`` (``SettledRound``) in round order, its JSON as
+    text, not parsed (issue 29: a 600-round game's 1,200 documents parsed were most of its
+    result's read; a compact row's text is its part of the answer). ``only``: ``"record"``
+    or ``"result"``, the one column read (the export reads its records and each result's
+    ``after``). On PostgreSQL one prepared statement; elsewhere the ORM's query, the JSON
+    written again as text (never ``compact``: the ORM wrote it)."""
     db = _db()
     if db.vendor != "postgresql":
         rows = SettledRound.objects.filter(game=game).order_by("number")
-        return list(rows.values_list("record", "result"))
+        return [
+            SettledText(number, _json(record), _json(result), False)
+            for number, record, result in rows.values_list("number", "record", "result")
+        ]
+    record = "NULL" if only == "result" else "s.record::text"
+    result = "NULL" if only == "record" else "s.result::text"
+    after = "(s.result -> 'after')::text" if only == "record" else "NULL"
     sql = (
-        f"SELECT s.record::text, s.result::text FROM "
+        f"SELECT s.number, {record}, {result}, s.compact, {after} FROM "
         f"{db.ops.quote_name(SettledRound._meta.db_table)} s "
         "WHERE s.game_id = %s ORDER BY s.number"
     )
     with _prepared_cursor(db) as cursor:
         cursor.execute(sql, [game.pk])
         rows = cursor.fetchall()
-    return [(_loads(record), _loads(result)) for record, result in rows]
+    return [SettledText(*row) for row in rows]
+
+
+def settled_loads(text: str) -> Any:
+    """A ``SettledText``'s ``record`` or ``result`` as Python values (``json.loads``'s)."""
+    return _loads(text)
+
+
+def compact_json(value: Any) -> bytes | None:
+    """``value`` as orjson's compact JSON, what the API's renderer writes for it (keys made
+    text); ``None`` for what orjson does not encode (an integer beyond 64 bits)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+
+
+def settled_insert(
+    game: Game, rows: Sequence[tuple[int, dict[str, Any], dict[str, Any]]], *, skip_stored: bool
+) -> None:
+    """Store settled rounds ``(number, record, result)`` of ``game`` (``SettledRound``). On
+    PostgreSQL their JSON is written as orjson's compact text and the row marked
+    ``compact`` (its text is then its part of the result's and the export's answer, read
+    without parsing, issue 29): ``skip_stored``, one ``INSERT … ON CONFLICT DO NOTHING``
+    (a round just settled, which another request may have stored), else one ``COPY``
+    (a correction of round 1 writes 600; raises ``IntegrityError`` for a round stored).
+    Elsewhere ``bulk_create``, not compact."""
+    db = _db()
+    if db.vendor != "postgresql":
+        objs = [SettledRound(game=game, number=n, record=r, result=s) for n, r, s in rows]
+        SettledRound.objects.bulk_create(objs, ignore_conflicts=skip_stored)
+        return
+    encoded: list[tuple[Any, int, str, str, bool]] = []
+    for number, record, result in rows:
+        record_text, result_text = compact_json(record), compact_json(result)
+        compact = record_text is not None and result_text is not None
+        encoded.append(
+            (
+                game.pk,
+                number,
+                record_text.decode() if record_text is not None else _json(record),
+                result_text.decode() if result_text is not None else _json(result),
+                compact,
+            )
+        )
+    quote = db.ops.quote_name
+    columns = ", ".join(
+        quote(f.column)
+        for name in ("game", "number", "record", "result", "compact")
+        if isinstance(f := SettledRound._meta.get_field(name), models.Field)
+    )
+    table = quote(SettledRound._meta.db_table)
+    with db.wrap_database_errors, db.cursor() as cursor:
+        if skip_stored:
+            values = ", ".join(["(%s, %s, %s::json, %s::json, %s)"] * len(encoded))
+            cursor.execute(
+                f"INSERT INTO {table} ({columns}) VALUES {values} ON CONFLICT DO NOTHING",
+                [value for row in encoded for value in row],
+            )
+            return
+        with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+            for row in encoded:
+                copy.write_row(row)
 
 
 def lock(game_id: Any) -> Game:

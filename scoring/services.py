@@ -767,7 +767,7 @@ def _sync(game: Game, lines: list[SeatLine], dated: Any, since: int = 1) -> tupl
         ]
     )
     stale: list[dict[str, Any]] = []
-    fresh: list[SeatRound] = []
+    fresh: list[dict[str, Any]] = []  # each a new row's values (``ROW_FIELDS`` among them)
     for line in lines:
         values = {
             "player_id": player_of(line.round_number, line.seat),
@@ -782,12 +782,13 @@ def _sync(game: Game, lines: list[SeatLine], dated: Any, since: int = 1) -> tupl
         if old is not None:
             stale.append(old)
         played_at = old["played_at"] if old is not None else dated(line.round_number)
-        fresh.append(SeatRound(game=game, played_at=played_at, **values))
+        fresh.append({"game_id": game.pk, "played_at": played_at, **values})
     stale.extend(stored.values())  # rounds no longer settled, or voided
     if stale:
         SeatRound.objects.filter(pk__in=[row["pk"] for row in stale]).delete()
-    store.insert_rows(SeatRound, fresh)  # a COPY on PostgreSQL: an import writes thousands
-    _rows_replace(stale, [_row_dict(row) for row in fresh])  # the totals follow
+    # A COPY on PostgreSQL, no instance made: an import writes thousands (issue 29).
+    store.insert_values(SeatRound, fresh)
+    _rows_replace(stale, [{f: row[f] for f in ROW_FIELDS} for row in fresh])  # totals follow
     return len(stale), len(fresh)
 
 
@@ -881,10 +882,6 @@ ROW_FIELDS = (
 
 Key = tuple[int, int | None, int]  # club, season (None: the club's lifetime), player
 Row = Mapping[str, Any]
-
-
-def _row_dict(row: SeatRound) -> dict[str, Any]:
-    return {field: getattr(row, field) for field in ROW_FIELDS}
 
 
 def _counts_of(row: Row) -> tuple[int, ...]:

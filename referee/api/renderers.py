@@ -10,7 +10,7 @@ answer (``Accept: application/json; indent=4``) is DRF's own.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -19,6 +19,7 @@ from rest_framework import renderers
 _OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
 _LINE_SEPARATOR = "\u2028".encode()
 _PARAGRAPH_SEPARATOR = "\u2029".encode()
+_SEPARATORS_START = _LINE_SEPARATOR[:2]
 
 
 class JSONRenderer(renderers.JSONRenderer):
@@ -32,19 +33,53 @@ class JSONRenderer(renderers.JSONRenderer):
     ) -> bytes:
         if data is None:
             return b""
-        if self.get_indent(accepted_media_type or "", dict(renderer_context or {})) is not None:
+        indented = (
+            self.get_indent(accepted_media_type or "", dict(renderer_context or {})) is not None
+        )
+        if isinstance(data, JSONText):
+            if indented:
+                data = data.value()
+            else:
+                return _escape_separators(data.content)
+        if indented:
             return super().render(data, accepted_media_type, renderer_context)
-        encoder = self.encoder_class()
-        try:
-            text = orjson.dumps(data, default=encoder.default, option=_OPTIONS)
-        except orjson.JSONEncodeError:
+        text = dumps(data)
+        if text is None:
             # What only the standard library takes (an integer beyond 64 bits, say).
             return super().render(data, accepted_media_type, renderer_context)
-        if _LINE_SEPARATOR in text or _PARAGRAPH_SEPARATOR in text:
-            text = text.replace(_LINE_SEPARATOR, b"\\u2028").replace(
-                _PARAGRAPH_SEPARATOR, b"\\u2029"
-            )
-        return text
+        return _escape_separators(text)
 
 
-__all__ = ["JSONRenderer"]
+class JSONText:
+    """An answer already written as the compact JSON this renderer would write for it
+    (``dumps``, its parts joined: a long game's result and export, issue 29), but for the
+    U+2028/U+2029 escapes, which the renderer adds. ``value`` gives it as Python values,
+    for an indented answer (DRF's own)."""
+
+    __slots__ = ("content", "value")
+
+    def __init__(self, content: bytes, value: Callable[[], Any]) -> None:
+        self.content = content
+        self.value = value
+
+
+def dumps(value: Any) -> bytes | None:
+    """``value`` as this renderer writes it, before the U+2028/U+2029 escapes; ``None``
+    for what only the standard library encodes (the renderer then uses DRF's)."""
+    try:
+        return orjson.dumps(value, default=_ENCODER.default, option=_OPTIONS)
+    except orjson.JSONEncodeError:
+        return None
+
+
+def _escape_separators(text: bytes) -> bytes:
+    """U+2028/U+2029 escaped as DRF escapes them (JavaScript reads them as line ends)."""
+    # Both begin E2 80: one pass over a long answer where none is (issue 29).
+    if _SEPARATORS_START in text and (_LINE_SEPARATOR in text or _PARAGRAPH_SEPARATOR in text):
+        text = text.replace(_LINE_SEPARATOR, b"\\u2028").replace(_PARAGRAPH_SEPARATOR, b"\\u2029")
+    return text
+
+
+_ENCODER = JSONRenderer.encoder_class()
+
+__all__ = ["JSONRenderer", "JSONText", "dumps"]

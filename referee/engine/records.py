@@ -90,6 +90,7 @@ def replay(
     stored: bool = False,
     shared_hands: bool = False,
     start: Game | None = None,
+    settled_by: dict[int, int | None] | None = None,
 ) -> Game:
     """Replay a checked record's rounds into a ``Game``; raises the first ``RefereeError``.
 
@@ -105,6 +106,12 @@ def replay(
     begun in it: the record's rounds are then the rounds after those (its first round is
     round ``start.rounds_before + 1``, and errors name the rounds so), replayed into it.
     A correction of round k judges the rounds from k on only (issue 29).
+
+    ``settled_by``: filled with the event that settled each round the replay settled
+    (not a voided one, R35): ``number → None`` for its last move (no move may follow a
+    round's end, R30), ``number → seat`` for that seat's reveal (R18, R33), where the
+    round's settlement is not ``None`` before it and is after. An import stores each
+    event with what it did without folding the record again (issue 29).
     """
     game = Game(record.rules) if start is None else start
     if game.rounds:
@@ -132,7 +139,7 @@ def replay(
             game_round.substitutes.update(substitutes)
             if not stored:
                 _check_no_sides(data, number)
-            _replay_round(game, game_round, data, shared_hands)
+            _replay_round(game, game_round, data, shared_hands, settled_by)
             if void is not None:
                 game.void_round(number, void)
             adjustments = data.get("adjustments")
@@ -181,7 +188,11 @@ def _void_reason(raw: object, number: int) -> str | None:
 
 
 def _replay_round(
-    game: Game, game_round: GameRound, data: Mapping[str, Any], shared_hands: bool = False
+    game: Game,
+    game_round: GameRound,
+    data: Mapping[str, Any],
+    shared_hands: bool = False,
+    settled_by: dict[int, int | None] | None = None,
 ) -> None:
     number = game_round.round.number
     if not _ROUND_KEYS.issuperset(data):
@@ -198,10 +209,21 @@ def _replay_round(
     for seat in sorted(hands):  # declared hands before the moves (R34)
         game.declare(seat, hands[seat], shared=shared_hands)
     game.replay_moves(moves, game_round)
+    rnd = game_round.round
+    if settled_by is not None and not game_round.voided and rnd.is_settled():
+        settled_by[number] = None  # by its last move
     if reveal or pips:
         for seat in range(SEATS):  # reveals after the moves, seat 0 to 4 (R34)
             if seat in reveal or seat in pips:
+                was_settled = rnd.is_settled()
                 game.reveal(seat, tiles=reveal.get(seat), pips=pips.get(seat))
+                if (
+                    settled_by is not None
+                    and not game_round.voided
+                    and not was_settled
+                    and rnd.is_settled()
+                ):
+                    settled_by[number] = seat
 
 
 def _seat_map(raw: object, field: str, number: int) -> dict[int, Any]:

@@ -33,6 +33,7 @@ from referee.services.games import (
     game_close,
     game_create,
     game_export,
+    game_export_rounds,
     game_import,
 )
 from referee.services.guard import (
@@ -85,6 +86,7 @@ __all__ = [
     "game_close",
     "game_create",
     "game_export",
+    "game_export_rounds",
     "game_import",
     "games",
     "guard",

@@ -134,7 +134,10 @@ def game_import(
     ``RefereeError``; nothing is stored then.
     """
     parsed = Record.parse(record)
-    replay(parsed)  # the whole record must be possible before anything is stored
+    settled_by: dict[int, int | None] = {}
+    # The whole record must be possible before anything is stored; its replay is also
+    # the engine stored from, with the event that settled each round (issue 29).
+    judged = replay(parsed, settled_by=settled_by)
     folding.check_storable(record)
     game = game_create(
         players=players if players is not None else list(parsed.players),
@@ -144,7 +147,7 @@ def game_import(
         season=season,
     )
     entries = substitute_players(game, folding.record_entries(parsed.rounds))
-    engine, effects = folding.fold(parsed.rules, [(e.kind, e.payload) for e in entries])
+    engine, folded = folding.fold_record(parsed.rules, entries, judged, settled_by)
     entries = folding.with_sides(engine, entries)  # where each tile lies (R11)
     actor = Actor(user=created_by).label
     now = timezone.now()
@@ -155,24 +158,29 @@ def game_import(
     # cursor's position, issue 32).
     times = [(played_at or now) + timedelta(microseconds=p) for p in range(len(entries))]
     # As a table enters them: ``store.ROUND_GAP`` positions free before each later round.
-    positions = _gapped_positions([effect.round for effect in effects])
-    store.insert_rows(
+    positions = _gapped_positions(folded.rounds)
+    entered_by = f"import by {actor}"
+    store.insert_values(
         Event,
         [
-            store.new_event(
-                game,
-                position=positions[index],
-                kind=entry.kind,
-                payload=entry.payload,
-                round_number=effect.round,
-                entered_by=f"import by {actor}",
-                created_at=times[index],
-            )
-            for index, (entry, effect) in enumerate(zip(entries, effects, strict=True))
+            {
+                "game_id": game.pk,
+                "position": positions[index],
+                "kind": entry.kind,
+                "payload": entry.payload,
+                "round_number": number,
+                "entered_by": entered_by,
+                "created_at": times[index],
+            }
+            for index, (entry, number) in enumerate(zip(entries, folded.rounds, strict=True))
         ],
     )
     # Each round dated by the event that settled it: the league need not fold it again.
-    settled_at = {e.round: times[p] for p, e in enumerate(effects) if e.settled}
+    settled_at = {
+        number: times[p]
+        for p, (number, settles) in enumerate(zip(folded.rounds, folded.settled, strict=True))
+        if settles
+    }
     version = len(entries)  # one version an event, as if each had been entered
     snapshot = folding.advance_snapshot(engine, folding.initial_snapshot(parsed.rules))
     substitutes = tuple(
@@ -185,10 +193,11 @@ def game_import(
     players = list(created.players)
     for _, seat, name, _ in sorted(substitutes, key=lambda sub: sub[0] or 0):
         players[seat] = name  # who sits the seat now (R38)
+    # The events of the last round begun, with what each did: the round cache.
+    head = len(entries) - len(folded.tail)
     kept = [
         (store.CachedEvent(position, e.kind, e.payload, effect.round, f"import by {actor}"), effect)
-        for position, e, effect in zip(positions, entries, effects, strict=True)
-        if effect.round >= snapshot["round"]
+        for position, e, effect in zip(positions[head:], entries[head:], folded.tail, strict=True)
     ]
     current = store.RoundCache(
         version,
@@ -292,20 +301,33 @@ def game_export(game: Game, *, reader: TableToken | None = None) -> dict[str, An
     itself, not another seat's, which would let it tailor a ``pips`` reveal (R33, R31);
     every hand is in once the round is settled.
     """
-    rounds = settled.game_rounds(game)  # the stored settled rounds, the tail folded (issue 29)
+    rounds, tail = game_export_rounds(game, reader=reader)
     record = rounds.record(game.players)
+    record["rounds"][rounds.stored :] = tail
+    return record
+
+
+def game_export_rounds(
+    game: Game, *, reader: TableToken | None = None
+) -> tuple[settled.GameRounds, list[dict[str, Any]]]:
+    """``game_export``'s parts: the game's rounds (``settled.game_rounds``: the stored
+    settled rounds, the tail folded, issue 29) and the record's rounds after the stored
+    ones as ``reader`` may read them (R31, R18, R33). The stored rounds are settled or
+    voided: every reader reads them whole, so the API joins their kept text."""
+    rounds = settled.game_rounds(game, only="record")
+    tail = [dict(data) for data in rounds.tail_records]
     engine = rounds.engine
     if not engine.rounds:
-        return record
+        return rounds, tail
     last = engine.rounds[-1].round
     if not last.is_over():
-        record["rounds"][-1].pop("hands", None)
+        tail[-1].pop("hands", None)
     elif reader is not None and not last.is_settled():
-        hands = record["rounds"][-1].pop("hands", None) or {}
+        hands = tail[-1].pop("hands", None) or {}
         own = _declared_by(game, reader, last.number)
         if own is not None and str(own) in hands:
-            record["rounds"][-1]["hands"] = {str(own): hands[str(own)]}
-    return record
+            tail[-1]["hands"] = {str(own): hands[str(own)]}
+    return rounds, tail
 
 
 def _declared_by(game: Game, reader: TableToken, number: int) -> int | None:

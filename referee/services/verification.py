@@ -177,8 +177,13 @@ def annotate_result(result: dict[str, Any], game: Game) -> dict[str, Any]:
     """``result`` (``domeng-result/1`` of ``game``) with ``verification`` on each round."""
     known = round_verifications(game)
     for index, rnd in enumerate(result.get("rounds") or [], start=1):
-        rnd["verification"] = known.get(index, dict(UNVERIFIED))
+        rnd["verification"] = round_verification(known, index)
     return result
+
+
+def round_verification(known: dict[int, dict[str, Any]], number: int) -> dict[str, Any]:
+    """Round ``number``'s ``verification`` in a result, of ``round_verifications``'s."""
+    return known.get(number, dict(UNVERIFIED))
 
 
 # -- writing ---------------------------------------------------------------------------------

@@ -7,19 +7,21 @@ those of a ruling on round k grow with the rounds after it only. Costs are count
 from __future__ import annotations
 
 import random
+from unittest import mock
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from bench.long_game import rounds_begun
-from referee import services, settled
+from referee import services, settled, store
 from referee.engine.records import replay_record
 from referee.engine.simulation import random_record
 from referee.models import Event
 from referee.services import corrections
 from scoring.models import SeatRound
 from tests.factories import UserFactory
+from tests.referee.conftest import token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -137,3 +139,33 @@ def test_a_correction_of_the_last_round_costs_the_same_at_3_and_12_rounds_R37_is
     assert long_cost[0] <= 3
     _check(short)
     _check(long)
+
+
+@pytest.mark.parametrize("rounds", [3, 12])
+def test_an_import_begins_each_round_once_and_its_last_once_more_R27(rounds: int) -> None:
+    """An import replays the record once to judge it, and folds only its last round again
+    for the round cache (issue 29): ``rounds + 1`` rounds begun, where folding every
+    event again began ``2 × rounds``."""
+    record = random_record(random.Random(29), rounds=rounds)
+    with rounds_begun() as begun:
+        services.game_import(record=record, created_by=UserFactory())
+    assert begun[0] == rounds + 1
+
+
+def test_the_result_and_export_cost_the_same_queries_and_no_parse_as_the_game_grows_R27() -> None:
+    """The result and the export of a game of 4 and of 16 rounds: the same queries, no
+    round begun, one stored round's text parsed (issue 29: the others are joined)."""
+    costs = []
+    for rounds in (4, 16):
+        game = _game(rounds)
+        api = token_client(game.created_by)
+        for read in ("result/", "record/"):
+            with (
+                CaptureQueriesContext(connection) as queries,
+                rounds_begun() as begun,
+                mock.patch.object(store, "settled_loads", wraps=store.settled_loads) as loads,
+            ):
+                assert api.get(f"/api/v1/games/{game.pk}/{read}").status_code == 200
+            costs.append((read, len(queries), begun[0], loads.call_count))
+    assert costs[:2] == costs[2:]
+    assert all(parsed == 1 for *_, parsed in costs)

@@ -164,6 +164,39 @@ def test_rows_written_by_copy_are_the_rows_the_orm_writes_R27():
     assert ours[0]["created_at"] == when
 
 
+def test_rows_written_from_values_are_the_rows_of_their_instances_R27():
+    """``insert_values`` (an import's events, issue 29) stores what ``insert_rows`` of the
+    same ``Event(**values)`` stores, every field not given at its default."""
+    game = services.game_create(players=["A", "B", "C", "D", "E"])
+    when = timezone.now() - timedelta(days=1, microseconds=3)
+    values = [
+        {
+            "game_id": game.pk,
+            "position": index,
+            "kind": kind,
+            "payload": payload,
+            "round_number": index + 1,
+            "entered_by": "import by ß",
+            "created_at": when + timedelta(microseconds=index),
+        }
+        for index, (kind, payload) in enumerate(
+            [("move", {"seat": 1, "tile": "3-5", "on": 5}), ("hand", {"seat": 2, 3: ["0-0"]})]
+        )
+    ]
+    assert store.insert_values(Event, values) == 2
+    offset = [{**row, "position": row["position"] + 10} for row in values]
+    assert store.insert_rows(Event, [Event(**row) for row in offset]) == 2
+    fields = [f.attname for f in Event._meta.concrete_fields if f.attname != "id"]
+    ours = list(Event.objects.filter(position__lt=10).order_by("position").values(*fields))
+    theirs = list(Event.objects.filter(position__gte=10).order_by("position").values(*fields))
+    for row in theirs:
+        row["position"] -= 10
+    assert ours == theirs
+    assert ours[1]["payload"] == {"seat": 2, "3": ["0-0"]}
+    assert ours[0]["session_id"] is None
+    assert ours[0]["revoked_by_id"] is None
+
+
 def test_the_events_read_for_a_correction_are_the_orms_in_every_field():
     record = random_record(random.Random(3), rounds=3)
     game = services.game_import(record=record, created_by=UserFactory())
