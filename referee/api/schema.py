@@ -157,7 +157,10 @@ RECORD_ROUND: Schema = {
     "required": ["moves"],
     "additionalProperties": False,
     "properties": {
-        "moves": {"type": "array", "items": {"oneOf": [ref("Play"), ref("Pass")]}},
+        # ``anyOf``: a play (``tile``, no ``pass``) and a pass (``pass``, no ``tile``) are
+        # disjoint, so it says what ``oneOf`` would; an array of ``oneOf`` two ``$ref``s is
+        # one whose invalid values schemathesis cannot generate (issue 31).
+        "moves": {"type": "array", "items": {"anyOf": [ref("Play"), ref("Pass")]}},
         "hands": {
             "type": "object",
             "nullable": True,
