@@ -1125,6 +1125,46 @@ def add_components(result: Schema, generator: Any, request: Any, public: bool) -
     return result
 
 
+GAME_CREATED = "#/components/schemas/GameCreated"
+
+
+def game_links(result: Schema, generator: Any, request: Any, public: bool) -> Schema:
+    """drf-spectacular postprocessing hook: OpenAPI links from each answer that creates a
+    game (``GameCreated``: ``POST /games/``, ``POST /games/import/``) to every operation on
+    that game, its ``game_id`` the answer's ``id`` (issue 31: what a client, and
+    schemathesis' stateful phase, follows from a new game to its state, moves, record,
+    result and rounds)."""
+    paths = result.get("paths", {})
+    on_a_game = sorted(
+        operation["operationId"]
+        for item in paths.values()
+        for operation in item.values()
+        if isinstance(operation, dict)
+        and "operationId" in operation
+        and any(
+            parameter.get("in") == "path" and parameter.get("name") == "game_id"
+            for parameter in operation.get("parameters", [])
+        )
+    )
+    for item in paths.values():
+        for operation in item.values():
+            if not isinstance(operation, dict):
+                continue
+            for answer in operation.get("responses", {}).values():
+                body = answer.get("content", {}).get("application/json", {}).get("schema")
+                if body != {"$ref": GAME_CREATED}:
+                    continue
+                answer["links"] = {
+                    target: {
+                        "operationId": target,
+                        "parameters": {"game_id": "$response.body#/id"},
+                        "description": "The game this answer created.",
+                    }
+                    for target in on_a_game
+                }
+    return result
+
+
 def _nullable_to_null_type(node: Any) -> Any:
     """One schema node, and everything below it, with OpenAPI 3.0's ``nullable: true``
     written as OpenAPI 3.1 (JSON Schema 2020-12) says: ``null`` among its types (and in

@@ -132,6 +132,34 @@ def test_a_records_moves_are_each_a_play_or_a_pass_never_both_nor_neither(api_cl
     assert "pass" not in schemas["Play"]["properties"]
 
 
+@pytest.mark.parametrize("path", ["/api/v1/games/", "/api/v1/games/import/"])
+def test_a_new_games_answer_links_to_every_operation_on_that_game(api_client, path):
+    """Issue 31: the 201 of a game's creation links, by the answer's ``id``, to each
+    operation with a ``game_id`` (its state, moves, record, result, rounds…), and to no
+    other; every link names an operation of the document."""
+    document = schema_document(api_client)
+    operations = {
+        operation["operationId"]: operation
+        for item in document["paths"].values()
+        for operation in item.values()
+        if isinstance(operation, dict) and "operationId" in operation
+    }
+    on_a_game = {
+        name
+        for name, operation in operations.items()
+        if any(p["in"] == "path" and p["name"] == "game_id" for p in operation["parameters"])
+    }
+
+    links = document["paths"][path]["post"]["responses"]["201"]["links"]
+
+    assert set(links) == on_a_game
+    assert {"games_state", "games_moves_create", "games_result", "games_rounds_void"} <= on_a_game
+    for name, link in links.items():
+        assert link["operationId"] == name
+        assert name in operations
+        assert link["parameters"] == {"game_id": "$response.body#/id"}
+
+
 def _bodies(document, *, with_arrays=False):
     """Each operation with a request body (``with_arrays``: one holding an array)."""
     for path, item in document["paths"].items():

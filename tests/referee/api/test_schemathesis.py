@@ -6,7 +6,10 @@ requests for each operation (valid and invalid ones). Each example runs against 
 fresh game (in play, between rounds, or waiting for reveals), as its organiser, so
 the game endpoints are reached past authentication and their answers checked against
 the documented shapes (``GameState``, ``EventResult``, ``CorrectionResult``, ``Record``,
-``Result``, ``Problem``). Bounded and derandomized: the same requests every run.
+``Result``, ``Problem``). Then the stateful phase: sequences of calls that follow the
+schema's links (a new game → every operation on it) and schemathesis' inferred ones, with
+the same checks and the stateful ones. Bounded and derandomized: the same requests every
+run.
 
 The checks run are ``CHECKS`` on every operation, and ``ACCEPTANCE_CHECKS`` on every
 operation but those ``PENDING`` lists for that check: a schema-valid request is accepted
@@ -28,19 +31,24 @@ import schemathesis
 from django.contrib.auth import get_user_model
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
-from django.db import close_old_connections
+from django.db import close_old_connections, transaction
 from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import initialize
 from requests.structures import CaseInsensitiveDict
 from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.parameters import ParameterLocation
+from schemathesis.generation.stateful.state_machine import StepInput, StepOutput
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    ensure_resource_availability,
     negative_data_rejection,
     positive_data_acceptance,
     response_schema_conformance,
     status_code_conformance,
     unsupported_method,
+    use_after_free,
 )
 
 from referee import services
@@ -182,12 +190,10 @@ def organiser_headers(organiser) -> dict[str, str]:
 
 
 @pytest.fixture
-def new_game(organiser, load_scenario) -> Callable[[], Game]:
-    """Make the next game of ``SETUPS``, round robin, imported by the organiser.
-
-    In play (three moves of round 1), waiting for round 2's lead, or with round 5
-    blocked and waiting for reveals (R18) after four settled rounds.
-    """
+def setup_records(load_scenario) -> dict[str, dict[str, Any]]:
+    """The record of each of ``SETUPS`` (g101's opening): in play (three moves of round 1),
+    waiting for round 2's lead, or with round 5 blocked and waiting for reveals (R18) after
+    four settled rounds."""
     record = load_scenario("g101_generated_40_rounds")["record"]
     first, fifth = record["rounds"][0], record["rounds"][4]
     rounds = {
@@ -195,10 +201,16 @@ def new_game(organiser, load_scenario) -> Callable[[], Game]:
         "awaiting_lead": [first],
         "awaiting_reveals": [*record["rounds"][:4], {"moves": fifth["moves"]}],
     }
+    return {setup: {**record, "rounds": rounds[setup]} for setup in SETUPS}
+
+
+@pytest.fixture
+def new_game(organiser, setup_records) -> Callable[[], Game]:
+    """Make the next game of ``SETUPS``, round robin, imported by the organiser."""
     setups = itertools.cycle(SETUPS)
 
     def make() -> Game:
-        game_record = {**record, "rounds": copy.deepcopy(rounds[next(setups)])}
+        game_record = copy.deepcopy(setup_records[next(setups)])
         return services.game_import(record=game_record, created_by=organiser)
 
     return make
@@ -222,3 +234,78 @@ def test_every_operation_answers_as_its_schema_says(case, organiser_headers, new
         case.path_parameters["game_id"] = str(new_game().pk)
 
     case.call_and_validate(headers=organiser_headers, checks=checks_for(case.operation.label))
+
+
+# The stateful phase: scenarios of a few calls, each following the schema's links (a new
+# game → every operation on it, ``referee.api.schema.game_links``) and schemathesis'
+# inferred ones (a club → its players, seasons…). Each scenario begins with a game of
+# ``SETUPS`` imported through ``POST /games/import/`` (so the links have a game to follow
+# whatever else is generated) and runs in a savepoint rolled back at its end, so that every
+# scenario, and Hypothesis' replay of it, meets the same database.
+IMPORTED = "POST /api/v1/games/import/ -> 201"
+STATEFUL_CHECKS = [use_after_free, ensure_resource_availability]
+# Reached only here (the per-operation test's random slugs get 404 first), a club's own
+# operations meet PENDING's positive_data_acceptance causes (issue 31, left open): a name
+# or display name with invisible characters (`name_invalid`: POST …/seasons/, POST
+# …/players/), an unknown account (`user_unknown`: POST …/members/), a cursor no list
+# gave (`GET …/players/{id}/games/`), a query refused (`GET …/head-to-head/`).
+CLUB_OPERATIONS = "/api/v1/clubs/{slug}/"
+
+
+def stateful_checks_for(operation: Any) -> list[Any]:
+    """``checks_for`` the operation and the stateful checks, but positive_data_acceptance
+    for a club's own operations (``CLUB_OPERATIONS``)."""
+    checks = checks_for(operation.label)
+    if operation.path.startswith(CLUB_OPERATIONS):
+        checks = [check for check in checks if check is not positive_data_acceptance]
+    return checks + STATEFUL_CHECKS
+
+
+def test_call_sequences_answer_as_the_schema_says(organiser_headers, setup_records):
+    base = schema.as_state_machine()
+    importing = schema["/api/v1/games/import/"]["POST"]
+
+    class Workflow(base):  # type: ignore[valid-type, misc]
+        def setup(self) -> None:
+            self.savepoint = transaction.atomic()
+            self.savepoint.__enter__()
+
+        def teardown(self) -> None:
+            transaction.set_rollback(True)
+            self.savepoint.__exit__(None, None, None)
+
+        @initialize(target=base.bundles[IMPORTED], setup=st.sampled_from(SETUPS))
+        def import_a_game(self, setup: str) -> StepOutput:
+            case = importing.Case(
+                body=copy.deepcopy(setup_records[setup]), media_type="application/json"
+            )
+            step = StepInput.initial(case)
+            self.recorder.record_case(case=case)
+            self.control.record_step(step, self.recorder)
+            output = self.step(step)
+            assert output.response.status_code == 201, output.response.text
+            return output
+
+        def get_call_kwargs(self, case: Any) -> dict[str, Any]:
+            return {"headers": organiser_headers}
+
+        def validate_response(
+            self, response: Any, case: Any, additional_checks: Any = None, **kwargs: Any
+        ) -> None:
+            case.validate_response(
+                response,
+                checks=stateful_checks_for(case.operation),
+                transport_kwargs=kwargs or None,
+                recorder=self.recorder,
+            )
+
+    Workflow.run(
+        settings=settings(
+            max_examples=80,
+            stateful_step_count=6,
+            derandomize=True,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
+    )
