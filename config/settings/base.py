@@ -268,6 +268,7 @@ SPECTACULAR_SETTINGS = {
     # The shared components (Tile, Transfer, GameState, Problem…) first, then the enums.
     "POSTPROCESSING_HOOKS": [
         "referee.api.schema.add_components",
+        "referee.api.schema.game_links",
         "referee.api.schema_limits.declare_input_limits",
         "drf_spectacular.hooks.postprocess_schema_enums",
         "referee.api.schema.null_types",

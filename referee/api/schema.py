@@ -158,7 +158,10 @@ RECORD_ROUND: Schema = {
     "required": ["moves"],
     "additionalProperties": False,
     "properties": {
-        "moves": {"type": "array", "items": {"oneOf": [ref("Play"), ref("Pass")]}},
+        # ``anyOf``: a play (``tile``, no ``pass``) and a pass (``pass``, no ``tile``) are
+        # disjoint, so it says what ``oneOf`` would; an array of ``oneOf`` two ``$ref``s is
+        # one whose invalid values schemathesis cannot generate (issue 31).
+        "moves": {"type": "array", "items": {"anyOf": [ref("Play"), ref("Pass")]}},
         "hands": {
             "type": "object",
             "nullable": True,
@@ -1120,6 +1123,46 @@ def add_components(result: Schema, generator: Any, request: Any, public: bool) -
                 )
             )
     result["components"] = generator.registry.build(spectacular_settings.APPEND_COMPONENTS)
+    return result
+
+
+GAME_CREATED = "#/components/schemas/GameCreated"
+
+
+def game_links(result: Schema, generator: Any, request: Any, public: bool) -> Schema:
+    """drf-spectacular postprocessing hook: OpenAPI links from each answer that creates a
+    game (``GameCreated``: ``POST /games/``, ``POST /games/import/``) to every operation on
+    that game, its ``game_id`` the answer's ``id`` (issue 31: what a client, and
+    schemathesis' stateful phase, follows from a new game to its state, moves, record,
+    result and rounds)."""
+    paths = result.get("paths", {})
+    on_a_game = sorted(
+        operation["operationId"]
+        for item in paths.values()
+        for operation in item.values()
+        if isinstance(operation, dict)
+        and "operationId" in operation
+        and any(
+            parameter.get("in") == "path" and parameter.get("name") == "game_id"
+            for parameter in operation.get("parameters", [])
+        )
+    )
+    for item in paths.values():
+        for operation in item.values():
+            if not isinstance(operation, dict):
+                continue
+            for answer in operation.get("responses", {}).values():
+                body = answer.get("content", {}).get("application/json", {}).get("schema")
+                if body != {"$ref": GAME_CREATED}:
+                    continue
+                answer["links"] = {
+                    target: {
+                        "operationId": target,
+                        "parameters": {"game_id": "$response.body#/id"},
+                        "description": "The game this answer created.",
+                    }
+                    for target in on_a_game
+                }
     return result
 
 

@@ -359,6 +359,36 @@ def test_a_malformed_move_keeps_its_400_whatever_its_precondition(table, body, c
     assert _version(table) == version
 
 
+@pytest.mark.parametrize(
+    ("stale", "status"),
+    [({"headers": {"If-Match": '"99"'}}, 412), ({"body": {"expected_version": 99}}, 409)],
+    ids=["if-match", "expected-version"],
+)
+def test_a_malformed_move_out_of_turn_is_its_rule_refusal_and_stale_first_R34_R31(
+    table, stale, status
+):
+    """Issue 31: R34 judges the seat's turn before the tile's shape, so a malformed tile
+    from a seat out of turn is ``not_your_turn`` (422), and at a stale version the stale
+    version's answer (only a malformed 400 outranks it, R31); nothing changes either way."""
+    table.accept(table.play(0, "6-6"))
+    version = _version(table)
+    body = {"seat": 3, "tile": {}}  # seat 1's turn (R8), and no tile is an object (R1)
+
+    fresh = table.post("moves/", body, client=table.scorekeeper)
+    response = table.post(
+        "moves/",
+        {**body, **stale.get("body", {})},
+        client=table.scorekeeper,
+        **stale.get("headers", {}),
+    )
+
+    assert fresh.status_code == 422, fresh.content
+    assert (fresh.json()["code"], fresh.json()["rule"]) == ("not_your_turn", "R8")
+    assert response.status_code == status, response.content
+    assert response.json()["code"] == "version_mismatch"
+    assert _version(table) == version
+
+
 def test_a_well_formed_event_at_a_stale_version_is_still_412(table):
     table.accept(table.play(0, "6-6"))
     version = _version(table)

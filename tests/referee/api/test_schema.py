@@ -6,8 +6,10 @@ import json
 import re
 
 import pytest
-from hypothesis import given, settings
+import schemathesis
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from schemathesis import GenerationMode
 
 from referee import conditional
 from referee.api.schema import CONDITIONAL_HEADER, EXAMPLE_RECORD, EXAMPLE_RESULT
@@ -111,6 +113,119 @@ def test_a_move_is_a_play_or_a_pass_never_both_nor_neither(api_client):
     assert not {"tile", "on"} & set(schemas["MovePass"]["properties"])
     assert schemas["MovePlay"]["additionalProperties"] is False
     assert schemas["MovePass"]["additionalProperties"] is False
+
+
+def test_a_records_moves_are_each_a_play_or_a_pass_never_both_nor_neither(api_client):
+    """Issue 31: ``anyOf`` a play and a pass, which no move can both be (each refuses the
+    other's field), so it says what ``oneOf`` would (R9)."""
+    schemas = schema_document(api_client)["components"]["schemas"]
+    prefix = "#/components/schemas/"
+
+    assert schemas["RecordRound"]["properties"]["moves"]["items"] == {
+        "anyOf": [{"$ref": prefix + "Play"}, {"$ref": prefix + "Pass"}]
+    }
+    assert schemas["Play"]["additionalProperties"] is False
+    assert schemas["Pass"]["additionalProperties"] is False
+    assert "tile" in schemas["Play"]["required"]
+    assert "tile" not in schemas["Pass"]["properties"]
+    assert "pass" in schemas["Pass"]["required"]
+    assert "pass" not in schemas["Play"]["properties"]
+
+
+@pytest.mark.parametrize("path", ["/api/v1/games/", "/api/v1/games/import/"])
+def test_a_new_games_answer_links_to_every_operation_on_that_game(api_client, path):
+    """Issue 31: the 201 of a game's creation links, by the answer's ``id``, to each
+    operation with a ``game_id`` (its state, moves, record, result, rounds…), and to no
+    other; every link names an operation of the document."""
+    document = schema_document(api_client)
+    operations = {
+        operation["operationId"]: operation
+        for item in document["paths"].values()
+        for operation in item.values()
+        if isinstance(operation, dict) and "operationId" in operation
+    }
+    on_a_game = {
+        name
+        for name, operation in operations.items()
+        if any(p["in"] == "path" and p["name"] == "game_id" for p in operation["parameters"])
+    }
+
+    links = document["paths"][path]["post"]["responses"]["201"]["links"]
+
+    assert set(links) == on_a_game
+    assert {"games_state", "games_moves_create", "games_result", "games_rounds_void"} <= on_a_game
+    for name, link in links.items():
+        assert link["operationId"] == name
+        assert name in operations
+        assert link["parameters"] == {"game_id": "$response.body#/id"}
+
+
+def _bodies(document, *, with_arrays=False):
+    """Each operation with a request body (``with_arrays``: one holding an array)."""
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            if not isinstance(operation, dict) or "requestBody" not in operation:
+                continue
+            if not with_arrays or _holds_an_array(document, operation["requestBody"], set()):
+                yield path, method.upper()
+
+
+def _holds_an_array(document, node, seen):
+    if isinstance(node, list):
+        return any(_holds_an_array(document, item, seen) for item in node)
+    if not isinstance(node, dict):
+        return False
+    if "$ref" in node:
+        name = node["$ref"].rsplit("/", 1)[-1]
+        if name in seen:
+            return False
+        seen.add(name)
+        return _holds_an_array(document, document["components"]["schemas"][name], seen)
+    kind = node.get("type")
+    if kind == "array" or (isinstance(kind, list) and "array" in kind):
+        return True
+    return any(_holds_an_array(document, value, seen) for value in node.values())
+
+
+# Invalid bodies are the mutations of many parts, so more are drawn (100 found the moves'),
+# of the bodies holding an array: the values whose invalid forms were not generable.
+@pytest.mark.parametrize(
+    ("mode", "examples", "with_arrays"), [("positive", 25, False), ("negative", 100, True)]
+)
+def test_every_request_body_can_be_generated_valid_and_invalid(
+    api_client, mode, examples, with_arrays
+):
+    """Issue 31: every body the schema declares is one schemathesis can generate, valid
+    and invalid (a record's moves as ``oneOf`` two ``$ref``s were not: "Cannot generate an
+    array with 1 demanded elements" for PUT …/record/ and POST /games/import/)."""
+    document = schema_document(api_client)
+    schema = schemathesis.openapi.from_dict(document)
+    generation = GenerationMode.POSITIVE if mode == "positive" else GenerationMode.NEGATIVE
+    operations = sorted(_bodies(document, with_arrays=with_arrays))
+    assert ("/api/v1/games/{game_id}/record/", "PUT") in operations
+
+    for path, method in operations:
+        strategy = schema[path][method].as_strategy(generation_mode=generation)
+        try:
+            _draw_from(strategy, examples)()
+        except Exception as error:
+            error.add_note(f"{method} {path}, {mode}")
+            raise
+
+
+def _draw_from(strategy, examples):
+    @settings(
+        max_examples=examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(st.data())
+    def draw(data):
+        data.draw(strategy)
+
+    return draw
 
 
 def test_the_docs_page_loads_everything_from_this_server(client):

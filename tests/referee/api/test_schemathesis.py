@@ -6,7 +6,10 @@ requests for each operation (valid and invalid ones). Each example runs against 
 fresh game (in play, between rounds, or waiting for reveals), as its organiser, so
 the game endpoints are reached past authentication and their answers checked against
 the documented shapes (``GameState``, ``EventResult``, ``CorrectionResult``, ``Record``,
-``Result``, ``Problem``). Bounded and derandomized: the same requests every run.
+``Result``, ``Problem``). Then the stateful phase: sequences of calls that follow the
+schema's links (a new game → every operation on it) and schemathesis' inferred ones, with
+the same checks and the stateful ones. Bounded and derandomized: the same requests every
+run.
 
 The checks run are ``CHECKS`` on every operation, and ``ACCEPTANCE_CHECKS`` on every
 operation but those ``PENDING`` lists for that check: a schema-valid request is accepted
@@ -28,18 +31,24 @@ import schemathesis
 from django.contrib.auth import get_user_model
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
-from django.db import close_old_connections
+from django.db import close_old_connections, transaction
 from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import initialize
+from requests.structures import CaseInsensitiveDict
 from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.parameters import ParameterLocation
+from schemathesis.generation.stateful.state_machine import StepInput, StepOutput
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    ensure_resource_availability,
     negative_data_rejection,
     positive_data_acceptance,
     response_schema_conformance,
     status_code_conformance,
     unsupported_method,
+    use_after_free,
 )
 
 from referee import services
@@ -56,7 +65,52 @@ CHECKS = [
     content_type_conformance,
     response_schema_conformance,
 ]
-ACCEPTANCE_CHECKS = [positive_data_acceptance, negative_data_rejection, unsupported_method]
+# A write's stale precondition outranks the rules' refusals (422) and only a malformed 400
+# outranks it (R31: no stale request is judged against hidden hands uncounted). R34 judges
+# a move's seat and turn, a reveal's round (blocked or not) and an adjustment's round
+# before the fields' shapes, so a schema-invalid event at a stale version can be its 412
+# (or 409 for `expected_version`). Such an answer passes only if the same request without
+# its preconditions is refused as negative_data_rejection requires: a precondition never
+# hides an accepted invalid body.
+PRECONDITION_HEADERS = frozenset({"if-match", "if-none-match", "idempotency-key"})
+STALE = frozenset({"version_mismatch", "precondition_failed"})
+
+
+def negative_data_rejection_past_preconditions(ctx: Any, response: Any, case: Any) -> Any:
+    """``negative_data_rejection``, judging a stale version's 412/409 to a schema-invalid
+    request by the answer the same request gets without ``If-Match``, ``If-None-Match``,
+    ``expected_version`` and ``Idempotency-Key``."""
+    meta = case.meta
+    if (
+        response.status_code not in (409, 412)
+        or meta is None
+        or not meta.generation.mode.is_negative
+        or meta.is_negative_at(ParameterLocation.HEADER)
+        or _problem_code(response) not in STALE
+    ):
+        return negative_data_rejection(ctx, response, case)
+    headers = CaseInsensitiveDict(
+        {k: v for k, v in case.headers.items() if k.lower() not in PRECONDITION_HEADERS}
+    )
+    bare = case.derive(headers=headers, keep_auth=True)
+    if isinstance(bare.body, dict):
+        bare.body.pop("expected_version", None)
+    again = bare.call(headers={"Authorization": response.request.headers["Authorization"]})
+    return negative_data_rejection(ctx, again, case)
+
+
+def _problem_code(response: Any) -> Any:
+    try:
+        return response.json().get("code")
+    except (ValueError, AttributeError):
+        return None
+
+
+ACCEPTANCE_CHECKS = [
+    positive_data_acceptance,
+    negative_data_rejection_past_preconditions,
+    unsupported_method,
+]
 # Operations a check does not pass on yet (issue 31, left open). Fixed: a malformed event
 # body with a stale If-Match or expected_version is its 400, not 412/409; a move is oneOf a
 # play and a pass. Left, for positive_data_acceptance (ST202: a schema-valid body refused
@@ -66,10 +120,6 @@ ACCEPTANCE_CHECKS = [positive_data_acceptance, negative_data_rejection, unsuppor
 # (`text_invalid`/`name_invalid`, no pattern in the schema); state-dependent refusals
 # answered 400 (PUT record keeps the players, R38; substitutes; a round not begun for an
 # adjustment, R36; an amendment's fields of another kind than the event); `?cursor=0`.
-# For negative_data_rejection (ST201): R34 judges a move's seat and turn, and a reveal's
-# or an adjustment's round, before the field's shape, so a malformed one from a seat out
-# of turn is 422 (412 with a stale If-Match: only a malformed 400 outranks the
-# precondition, so that no stale request is judged against hidden hands uncounted, R31).
 PENDING: dict[Any, frozenset[str]] = {
     positive_data_acceptance: frozenset(
         {
@@ -97,13 +147,6 @@ PENDING: dict[Any, frozenset[str]] = {
             "PUT /api/v1/games/{game_id}/seats/{seat}/",
         }
     ),
-    negative_data_rejection: frozenset(
-        {
-            "POST /api/v1/games/{game_id}/moves/",
-            "POST /api/v1/games/{game_id}/reveals/",
-            "POST /api/v1/games/{game_id}/rounds/{number}/adjustments/",
-        }
-    ),
 }
 
 
@@ -114,12 +157,7 @@ def checks_for(operation: str) -> list[Any]:
     ]
 
 
-# PUT …/record/ is left out: in one full run (not alone, not in this module alone) the
-# generator raised "Cannot generate an array with 1 demanded elements" for its body (issue
-# 31, left open); its answers stay validated against the schema in test_games_records.py.
-schema = schemathesis.openapi.from_wsgi(
-    "/api/v1/schema/?format=json", get_wsgi_application()
-).exclude(path="/api/v1/games/{game_id}/record/", method="PUT")
+schema = schemathesis.openapi.from_wsgi("/api/v1/schema/?format=json", get_wsgi_application())
 # A schema-valid request may still be refused by the game's state, which no schema can say:
 # 412 for an ``If-Match`` that is not the fresh game's version, 422 for a move the rules
 # refuse (R8, R11…). Every other refusal of a schema-valid request is a failure (ST202).
@@ -152,12 +190,10 @@ def organiser_headers(organiser) -> dict[str, str]:
 
 
 @pytest.fixture
-def new_game(organiser, load_scenario) -> Callable[[], Game]:
-    """Make the next game of ``SETUPS``, round robin, imported by the organiser.
-
-    In play (three moves of round 1), waiting for round 2's lead, or with round 5
-    blocked and waiting for reveals (R18) after four settled rounds.
-    """
+def setup_records(load_scenario) -> dict[str, dict[str, Any]]:
+    """The record of each of ``SETUPS`` (g101's opening): in play (three moves of round 1),
+    waiting for round 2's lead, or with round 5 blocked and waiting for reveals (R18) after
+    four settled rounds."""
     record = load_scenario("g101_generated_40_rounds")["record"]
     first, fifth = record["rounds"][0], record["rounds"][4]
     rounds = {
@@ -165,10 +201,16 @@ def new_game(organiser, load_scenario) -> Callable[[], Game]:
         "awaiting_lead": [first],
         "awaiting_reveals": [*record["rounds"][:4], {"moves": fifth["moves"]}],
     }
+    return {setup: {**record, "rounds": rounds[setup]} for setup in SETUPS}
+
+
+@pytest.fixture
+def new_game(organiser, setup_records) -> Callable[[], Game]:
+    """Make the next game of ``SETUPS``, round robin, imported by the organiser."""
     setups = itertools.cycle(SETUPS)
 
     def make() -> Game:
-        game_record = {**record, "rounds": copy.deepcopy(rounds[next(setups)])}
+        game_record = copy.deepcopy(setup_records[next(setups)])
         return services.game_import(record=game_record, created_by=organiser)
 
     return make
@@ -192,3 +234,78 @@ def test_every_operation_answers_as_its_schema_says(case, organiser_headers, new
         case.path_parameters["game_id"] = str(new_game().pk)
 
     case.call_and_validate(headers=organiser_headers, checks=checks_for(case.operation.label))
+
+
+# The stateful phase: scenarios of a few calls, each following the schema's links (a new
+# game → every operation on it, ``referee.api.schema.game_links``) and schemathesis'
+# inferred ones (a club → its players, seasons…). Each scenario begins with a game of
+# ``SETUPS`` imported through ``POST /games/import/`` (so the links have a game to follow
+# whatever else is generated) and runs in a savepoint rolled back at its end, so that every
+# scenario, and Hypothesis' replay of it, meets the same database.
+IMPORTED = "POST /api/v1/games/import/ -> 201"
+STATEFUL_CHECKS = [use_after_free, ensure_resource_availability]
+# Reached only here (the per-operation test's random slugs get 404 first), a club's own
+# operations meet PENDING's positive_data_acceptance causes (issue 31, left open): a name
+# or display name with invisible characters (`name_invalid`: POST …/seasons/, POST
+# …/players/), an unknown account (`user_unknown`: POST …/members/), a cursor no list
+# gave (`GET …/players/{id}/games/`), a query refused (`GET …/head-to-head/`).
+CLUB_OPERATIONS = "/api/v1/clubs/{slug}/"
+
+
+def stateful_checks_for(operation: Any) -> list[Any]:
+    """``checks_for`` the operation and the stateful checks, but positive_data_acceptance
+    for a club's own operations (``CLUB_OPERATIONS``)."""
+    checks = checks_for(operation.label)
+    if operation.path.startswith(CLUB_OPERATIONS):
+        checks = [check for check in checks if check is not positive_data_acceptance]
+    return checks + STATEFUL_CHECKS
+
+
+def test_call_sequences_answer_as_the_schema_says(organiser_headers, setup_records):
+    base = schema.as_state_machine()
+    importing = schema["/api/v1/games/import/"]["POST"]
+
+    class Workflow(base):  # type: ignore[valid-type, misc]
+        def setup(self) -> None:
+            self.savepoint = transaction.atomic()
+            self.savepoint.__enter__()
+
+        def teardown(self) -> None:
+            transaction.set_rollback(True)
+            self.savepoint.__exit__(None, None, None)
+
+        @initialize(target=base.bundles[IMPORTED], setup=st.sampled_from(SETUPS))
+        def import_a_game(self, setup: str) -> StepOutput:
+            case = importing.Case(
+                body=copy.deepcopy(setup_records[setup]), media_type="application/json"
+            )
+            step = StepInput.initial(case)
+            self.recorder.record_case(case=case)
+            self.control.record_step(step, self.recorder)
+            output = self.step(step)
+            assert output.response.status_code == 201, output.response.text
+            return output
+
+        def get_call_kwargs(self, case: Any) -> dict[str, Any]:
+            return {"headers": organiser_headers}
+
+        def validate_response(
+            self, response: Any, case: Any, additional_checks: Any = None, **kwargs: Any
+        ) -> None:
+            case.validate_response(
+                response,
+                checks=stateful_checks_for(case.operation),
+                transport_kwargs=kwargs or None,
+                recorder=self.recorder,
+            )
+
+    Workflow.run(
+        settings=settings(
+            max_examples=80,
+            stateful_step_count=6,
+            derandomize=True,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
+    )
