@@ -108,6 +108,34 @@ def test_a_game_refuses_the_next_lead_while_a_blocked_round_waits_for_reveals_R1
     assert len(game.rounds) == 1
 
 
+@pytest.mark.parametrize("seat", [7, -1, "2", None])
+def test_the_blocked_rounds_reveals_come_before_the_next_leads_seat_R34(seat):
+    """R34 orders a round's reveals after its moves and before the next round: a lead or a
+    hand for the next round with a seat that is not 0–4, while a blocked round waits for its
+    reveals, is the blocked round's ``reveal_missing`` — as the replay of a record holding
+    that lead says (the live table and the record judge alike); nothing changes."""
+    game = Game()
+    for move in _moves(BLOCKED_WALK) + _passes(2):
+        game.push(move)
+
+    with pytest.raises(RefereeError) as lead:
+        game.push({"seat": seat, "tile": "0-0"})
+    with pytest.raises(RefereeError) as hand:
+        game.declare(seat, ["0-0", "1-1", "2-2", "3-3", "4-4"])  # type: ignore[arg-type]
+    replayed = _error_of(
+        {"moves": _moves(BLOCKED_WALK) + _passes(2)}, {"moves": [{"seat": seat, "tile": "0-0"}]}
+    )
+
+    for error in (lead.value, hand.value, replayed):
+        assert (error.code, error.rule, error.round, error.move) == (
+            "reveal_missing",
+            "R18",
+            1,
+            None,
+        )
+    assert len(game.rounds) == 1
+
+
 def test_a_game_refuses_a_hand_for_the_next_round_while_a_blocked_round_waits_R18():
     game = Game()
     for move in _moves(BLOCKED_WALK) + _passes(2):
