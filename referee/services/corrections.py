@@ -29,7 +29,7 @@ from referee.engine import RefereeError
 from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
 from referee.engine.records import Record, replay, result_of
 from referee.engine.round import check_seat
-from referee.exceptions import EventNotAmendable, OrganiserOnly, SeatNotAllowed
+from referee.exceptions import EventNotAmendable, OrganiserOnly, SeatNotAllowed, ServiceError
 from referee.idempotency import (
     Idempotency,
     Replay,
@@ -176,6 +176,7 @@ def events_correct(
         idempotency=idempotency,
         kind=kind,
         rounds_from=_first_round_of(changes) if actor.is_organiser else None,
+        bounded=actor.is_organiser,  # when it changes adjustments only (R36, ``_correct``)
     )
 
 
@@ -464,7 +465,8 @@ def _correct(
     edited (``_tail``), so that a ruling on the last round reads that round, not the game
     (issue 29).
 
-    ``bounded``: ``edit`` changes no play (an adjustment, R36). The rounds from
+    ``bounded``: ``edit`` may change adjustments only (R36; else, or when it fails on the
+    window, the game is judged as without ``bounded``). The rounds from
     ``rounds_from`` are then first judged a window at a time (``_window``), and when one of
     them elects the CAMAT its stored row elected with the standing stored after it
     (``_back_at``), every later round is judged as stored (R27: a round is judged from the
@@ -498,7 +500,15 @@ def _correct(
         stones_before = _stones_now(game) if actor.is_organiser else None
         kept_snapshot = state_of(game).snapshot
         before = [_Slot(e.kind, e.payload, e.round_number, e) for e in live]
-        after = edit(game, list(before))
+        try:
+            after = edit(game, list(before))
+        except (RefereeError, ServiceError):
+            if window is not None:
+                return unbounded()  # a position outside the window, say: as a whole read says
+            raise
+        moved = _adjustments_moved(before, after) if window is not None else None
+        if window is not None and not moved:
+            return unbounded()  # a play, a hand, another ruling changed: or nothing at all
         if _same(before, after):
             state = game_state_for(
                 game, viewer=actor.seat, viewer_label=actor.label, organiser=actor.is_organiser
@@ -532,7 +542,11 @@ def _correct(
         until = None
         if refused is None and window is not None:
             until = _back_at(game, window, engine)
-            if until is None or not _moves_none(before, after, tail=since > 1):
+            if (
+                until is None
+                or max(moved or (until + 1,)) > until
+                or not _moves_none(before, after, tail=since > 1)
+            ):
                 return unbounded()
         if refused is None:
             after = _placed(engine, after)
@@ -896,6 +910,18 @@ def _back_at(game: Game, window: _Window, engine: EngineGame) -> int | None:
     if game.verifications.filter(round_number__gt=back).exists():
         return None
     return back
+
+
+def _adjustments_moved(before: list[_Slot], after: list[_Slot]) -> tuple[int, ...]:
+    """The rounds of the adjustments (R36) that ``after`` inserts, removes or changes
+    against ``before``; empty when ``after`` changes anything else, or nothing."""
+    kept = {id(s.origin) for s in after if s.origin is not None and not s.changed}
+    gone = [s for s in before if s.origin is not None and id(s.origin) not in kept]
+    came = [s for s in after if s.changed]
+    touched = gone + came
+    if not touched or any(s.kind != Event.Kind.ADJUSTMENT for s in touched):
+        return ()
+    return tuple(sorted({s.round for s in touched}))
 
 
 def _substitutes_after(game: Game, last: int) -> list[list[Any]]:

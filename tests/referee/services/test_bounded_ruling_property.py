@@ -186,3 +186,62 @@ def test_an_adjustment_judged_to_the_round_that_came_back_equals_the_whole_judge
         event("judged to the round back" if backs and backs[-1] is not None else "judged whole")
     assert _picture(bounded, bounded_players) == _picture(whole, whole_players)
     assert _picture(bounded, bounded_players)["differences"] == []
+
+
+def _remove_adjustment(game: Game, user: Any) -> str | None:
+    """The game's one live adjustment removed by a correction (R37); the refusal's code."""
+    position = game.events.filter(kind="adjustment", revoked_by=None).values_list(
+        "position", flat=True
+    )
+    try:
+        corrections.events_correct(
+            game_id=game.pk,
+            changes=[corrections.Change("remove", position.get())],
+            actor=services.Actor(user=user),
+            reason="the stone was not found",
+        )
+    except (RefereeError, ServiceError) as error:
+        return str(getattr(error, "code", type(error).__name__))
+    return None
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(case=cases())
+def test_an_adjustment_removed_to_the_round_that_came_back_equals_the_whole_judge_R36_R37(
+    db, monkeypatch, case
+):
+    record, ruling = case
+    user = UserFactory()
+    bounded, bounded_players = _league_game(record, user, f"b{Game.objects.count()}")
+    whole, whole_players = _league_game(record, user, f"w{Game.objects.count()}")
+    with monkeypatch.context() as patched:
+        patched.setattr(corrections, "WINDOW_ROUNDS", 0)
+        if _adjust(bounded, user, ruling) is not None:
+            event("the adjustment refused")
+            return
+        assert _adjust(whole, user, ruling) is None
+    assert _picture(bounded, bounded_players) == _picture(whole, whole_players)
+
+    backs: list[int | None] = []
+    back_at = corrections._back_at
+
+    def spied(*args: Any) -> int | None:
+        backs.append(back_at(*args))
+        return backs[-1]
+
+    with monkeypatch.context() as patched:
+        patched.setattr(corrections, "_back_at", spied)
+        refused = _remove_adjustment(bounded, user)
+    with monkeypatch.context() as patched:
+        patched.setattr(corrections, "WINDOW_ROUNDS", 0)
+        assert _remove_adjustment(whole, user) == refused
+    if refused is not None:
+        event("its removal refused alike")
+    else:
+        event("removed to the round back" if backs and backs[-1] is not None else "removed whole")
+    assert _picture(bounded, bounded_players) == _picture(whole, whole_players)
+    assert _picture(bounded, bounded_players)["differences"] == []
