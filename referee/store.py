@@ -678,6 +678,7 @@ def replace_events(
     revoked: Sequence[Event],
     shifts: Sequence[ShiftRun],
     new: Sequence[Event],
+    until: int | None = None,
 ) -> list[Event]:
     """Write a correction's events (R37): ``revoked`` revoked by ``correction``, the kept
     events of each run of ``shifts`` (``shift_runs``) moved by its shift, ``new`` inserted
@@ -686,9 +687,10 @@ def replace_events(
     a range of positions, not a list of ids, so its cost is the rows', not the statement's)
     and one to unpark them, one ``INSERT``. The new rows, saved. The caller holds the
     game's lock and commits the version (``commit_refold``); a run that does not find
-    exactly its events raises ``RuntimeError`` (the transaction rolls back)."""
-    revoke_events(revoked, correction)
-    forget_settled(game.pk, new)
+    exactly its events raises ``RuntimeError`` (the transaction rolls back). ``until``: the
+    last round whose settled row may change (``forget_settled``)."""
+    revoke_events(revoked, correction, until=until)
+    forget_settled(game.pk, new, until=until)
     live = Event.objects.filter(game=game, revoked_by__isnull=True)
     for run in shifts:  # parked out of the way first
         moved = live.filter(position__gte=run.first, position__lte=run.last).update(
@@ -720,27 +722,35 @@ def revoke_tokens(game: Game, tokens: Sequence[TableToken]) -> None:
     game.save(update_fields=["revocations"])
 
 
-def revoke_events(events: Sequence[Event], correction: Correction) -> None:
+def revoke_events(
+    events: Sequence[Event], correction: Correction, until: int | None = None
+) -> None:
     """Revoke ``events`` by ``correction`` (an undo, a correction: R37): kept, never deleted,
-    no longer live. One ``UPDATE``; the rows given follow. The caller commits a version."""
+    no longer live. One ``UPDATE``; the rows given follow. The caller commits a version.
+    ``until``: as ``forget_settled``'s."""
     if not events:
         return
     Event.objects.filter(pk__in=[e.pk for e in events]).update(revoked_by=correction)
     for event in events:
         event.revoked_by = correction
-    forget_settled(correction.game_id, events)
+    forget_settled(correction.game_id, events, until=until)
 
 
-def forget_settled(game_id: Any, events: Sequence[Event]) -> None:
+def forget_settled(game_id: Any, events: Sequence[Event], until: int | None = None) -> None:
     """Delete the game's stored settled rounds (``SettledRound``) from the first round that
     ``events`` (revoked or inserted ones) belong to or, for a ruling, name (R35, R36, R38):
     their rows no longer say what a replay says. One ``DELETE``, none without events.
     The caller holds the game's lock; whoever judged the change writes them again
-    (``referee.settled.keep``), else the next read does."""
+    (``referee.settled.keep``), else the next read does. ``until``: the rows after that
+    round are kept (a ruling judged only to the round whose standing came back, issue 29:
+    they say what a replay says)."""
     numbers = [e.round_number for e in events]
     numbers += [n for e in events if (n := folding.ruling_round(e.kind, e.payload)) is not None]
     if numbers:
-        SettledRound.objects.filter(game_id=game_id, number__gte=min(numbers)).delete()
+        rows = SettledRound.objects.filter(game_id=game_id, number__gte=min(numbers))
+        if until is not None:
+            rows = rows.filter(number__lte=until)
+        rows.delete()
 
 
 # -- many rows at once ---------------------------------------------------------------
@@ -1039,25 +1049,34 @@ def _instance(model: type[_M], values: Sequence[Any]) -> _M:
     return _instances(model, (values,))[0]
 
 
-def live_events(game: Game, since_round: int = 1) -> list[Event]:
+def live_events(game: Game, since_round: int = 1, until_round: int | None = None) -> list[Event]:
     """The game's live events, in position order, as ``Event`` rows (issue 29): on
     PostgreSQL one prepared statement whose rows are built as ``_instance`` builds them,
     not through the ORM's iterator (a correction reads every live event of the game: at
     600 rounds ≈ 15,000 rows, and building them through ``Model.__init__`` was half its
     time); elsewhere the ORM's query. ``since_round``: only those of the rounds from it
-    on (an undo refolds from its round). The caller holds the game's lock."""
+    on (an undo refolds from its round); ``until_round``: and to it (a ruling's window,
+    issue 29). The caller holds the game's lock."""
     db = _db()
     if db.vendor != "postgresql":
         events = game.events.filter(revoked_by__isnull=True, round_number__gte=since_round)
+        if until_round is not None:
+            events = events.filter(round_number__lte=until_round)
         return list(events.order_by("position"))
+    params: list[Any] = [game.pk]
+    if since_round > 1:
+        params.append(since_round)
+    if until_round is not None:
+        params.append(until_round)
     sql = (
         f"SELECT {_columns(Event, 'e')} FROM {db.ops.quote_name(Event._meta.db_table)} e "
         "WHERE e.game_id = %s AND e.revoked_by_id IS NULL"
         + (" AND e.round_number >= %s" if since_round > 1 else "")
+        + (" AND e.round_number <= %s" if until_round is not None else "")
         + " ORDER BY e.position"
     )
     with _prepared_cursor(db) as cursor:
-        cursor.execute(sql, [game.pk, since_round] if since_round > 1 else [game.pk])
+        cursor.execute(sql, params)
         rows = cursor.fetchall()
     return _instances(Event, rows)
 

@@ -60,13 +60,20 @@ def rounds_changed(
     played_at: datetime | None = None,
     settled_at: Mapping[int, datetime] | None = None,
     snapshot: Mapping[str, Any] | None = None,
+    until: int | None = None,
     **kwargs: Any,
 ) -> None:
     """Any round may have changed (import, correction, ruling, re-seating): bring their
     rows in line (only those that changed are written). ``engine`` resumed from
-    ``snapshot`` (a correction of round k): the rows from round k on."""
+    ``snapshot`` (a correction of round k): the rows from round k on; ``until``: to that
+    round only (a ruling whose standing came back there, issue 29)."""
     services.seat_rounds_rebuild(
-        game=game, engine=engine, played_at=played_at, settled_at=settled_at, snapshot=snapshot
+        game=game,
+        engine=engine,
+        played_at=played_at,
+        settled_at=settled_at,
+        snapshot=snapshot,
+        until=until,
     )
 
 

@@ -680,6 +680,7 @@ def seat_rounds_rebuild(
     played_at: datetime | None = None,
     settled_at: Mapping[int, datetime] | None = None,
     snapshot: Mapping[str, Any] | None = None,
+    until: int | None = None,
 ) -> tuple[int, int]:
     """Bring the game's seat-rounds in line with the fold of its live events.
 
@@ -700,6 +701,10 @@ def seat_rounds_rebuild(
     written (deleted and inserted again: three queries at most, with the seats'
     players); returns how many rows were deleted and inserted. Called after
     any correction or an import, in the same transaction.
+
+    ``until``: ``engine`` was judged only to that round, a CAMAT's election (R24) that the
+    stored rows hold too, after which every round is as stored (a ruling, issue 29): the
+    rows after it are kept as they are.
     """
     if engine is None or settled_at is None:
         live = list(game.events.filter(revoked_by__isnull=True).order_by("position"))
@@ -718,13 +723,17 @@ def seat_rounds_rebuild(
         if snapshot is None or snapshot["rounds_played"] != engine.rounds_before:
             raise ValueError("a resumed fold comes with the snapshot it resumed from")
         stones = snapshot["standing"]["stones"]
+    lines = list(game_lines(engine, stones))
+    if until is not None:
+        lines = [line for line in lines if line.round_number <= until]
     return _sync(
         game,
-        list(game_lines(engine, stones)),
+        lines,
         lambda number: (
             (played_at if played_at is not None else times.get(number)) or game.created_at
         ),
         since=since,
+        until=until,
     )
 
 
@@ -738,16 +747,21 @@ _DERIVED = (
 )
 
 
-def _sync(game: Game, lines: list[SeatLine], dated: Any, since: int = 1) -> tuple[int, int]:
+def _sync(
+    game: Game, lines: list[SeatLine], dated: Any, since: int = 1, until: int | None = None
+) -> tuple[int, int]:
     """Write only the seat-rounds whose values differ from ``lines`` (delete them, insert
     them again) and those of rounds not stored yet; delete those of rounds gone. A row kept
     or rewritten keeps its ``played_at``; a new round's is ``dated(round_number)``.
     ``since``: ``lines`` are those of the rounds from ``since`` on, and the rows before it
     stay; those of the CAMAT cycle under way at ``since`` (from the round after the last
-    election before it, R24) are read to credit it (R38): two queries more.
+    election before it, R24) are read to credit it (R38): two queries more. ``until``:
+    ``lines`` end there, and the rows after it stay.
     Returns how many rows were deleted and inserted."""
     fields = dict.fromkeys(("pk", *ROW_FIELDS, *_DERIVED))
     rows = SeatRound.objects.filter(game=game)
+    if until is not None:
+        rows = rows.filter(round_number__lte=until)
     earlier: list[tuple[int, int, int | None, bool]] = []
     if since > 1:
         before = rows.filter(round_number__lt=since)

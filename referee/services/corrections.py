@@ -27,9 +27,9 @@ from referee import folding, settled, signals, store
 from referee.engine import Game as EngineGame
 from referee.engine import RefereeError
 from referee.engine.errors import RecordInvalid, RoundOver, gettext_noop
-from referee.engine.records import Record, replay
+from referee.engine.records import Record, replay, result_of
 from referee.engine.round import check_seat
-from referee.exceptions import EventNotAmendable, OrganiserOnly, SeatNotAllowed
+from referee.exceptions import EventNotAmendable, OrganiserOnly, SeatNotAllowed, ServiceError
 from referee.idempotency import (
     Idempotency,
     Replay,
@@ -40,7 +40,7 @@ from referee.idempotency import (
     row_to_stored,
 )
 from referee.league import league
-from referee.models import Correction, Event, Game, Seat, TableAlert
+from referee.models import Correction, Event, Game, Seat, SettledRound, TableAlert
 from referee.selectors import game_state_for
 from referee.services import games, guard, probes, verification
 from referee.services.guard import Actor, Precondition
@@ -176,6 +176,7 @@ def events_correct(
         idempotency=idempotency,
         kind=kind,
         rounds_from=_first_round_of(changes) if actor.is_organiser else None,
+        bounded=actor.is_organiser,  # when it changes adjustments only (R36, ``_correct``)
     )
 
 
@@ -304,6 +305,7 @@ def round_adjust(
         idempotency=idempotency,
         kind=Correction.Kind.ADJUST,
         rounds_from=round,
+        bounded=True,
     )
 
 
@@ -454,24 +456,59 @@ def _correct(
     idempotency: Idempotency | None,
     kind: str,
     rounds_from: Any = None,
+    bounded: bool = False,
 ) -> Corrected | Replay[Corrected]:
     """Lock the game, ``edit`` its live events, judge the result as a replay and store it.
 
     ``rounds_from``: the first round ``edit`` may change (a ruling on round k: R35, R36),
     if known. The live events of the rounds from it on are then the only ones read and
     edited (``_tail``), so that a ruling on the last round reads that round, not the game
-    (issue 29)."""
+    (issue 29).
+
+    ``bounded``: ``edit`` may change adjustments only (R36; else, or when it fails on the
+    window, the game is judged as without ``bounded``). The rounds from
+    ``rounds_from`` are then first judged a window at a time (``_window``), and when one of
+    them elects the CAMAT its stored row elected with the standing stored after it
+    (``_back_at``), every later round is judged as stored (R27: a round is judged from the
+    standing before it): only the rounds to that one are written. Else, and for a refusal,
+    the game is judged again as without ``bounded``."""
     refused: RefereeError | None = None
+
+    def unbounded() -> Corrected | Replay[Corrected]:
+        return _correct(
+            game_id=game_id,
+            edit=edit,
+            actor=actor,
+            reason=reason,
+            precondition=precondition,
+            idempotency=idempotency,
+            kind=kind,
+            rounds_from=rounds_from,
+        )
+
     with transaction.atomic():
         game = guard.lock(game_id, actor)
         if (replayed := replay_of(game, idempotency)) is not None:
             return replayed
         guard.check_open(game, precondition, actor)
-        live, since = _tail(game, rounds_from)
+        window = _window(game, rounds_from) if bounded else None
+        if window is not None:
+            live, since = window.live, window.since
+        else:
+            live, since = _tail(game, rounds_from)
         # What every phone is told of an organiser's correction (issue 28): the stones now.
         stones_before = _stones_now(game) if actor.is_organiser else None
+        kept_snapshot = state_of(game).snapshot
         before = [_Slot(e.kind, e.payload, e.round_number, e) for e in live]
-        after = edit(game, list(before))
+        try:
+            after = edit(game, list(before))
+        except (RefereeError, ServiceError):
+            if window is not None:
+                return unbounded()  # a position outside the window, say: as a whole read says
+            raise
+        moved = _adjustments_moved(before, after) if window is not None else None
+        if window is not None and not moved:
+            return unbounded()  # a play, a hand, another ruling changed: or nothing at all
         if _same(before, after):
             state = game_state_for(
                 game, viewer=actor.seat, viewer_label=actor.label, organiser=actor.is_organiser
@@ -483,6 +520,8 @@ def _correct(
         try:
             engine = _judge(game, after, start)
         except RefereeError as error:
+            if window is not None:
+                return unbounded()  # refused as a judge of the whole game refuses it
             refused = error.with_names(game.players)
             changes = _audit(before, after)
             single = changes[0] if len(changes) == 1 and "payload" in changes[0] else None
@@ -500,25 +539,41 @@ def _correct(
                     game, actor, TableAlert.Kind.REFUSALS, seats, round_number=error.round
                 )
             guard.refusal_log(game, logged_kind, logged, error, actor)
+        until = None
+        if refused is None and window is not None:
+            until = _back_at(game, window, engine)
+            if (
+                until is None
+                or max(moved or (until + 1,)) > until
+                or not _moves_none(before, after, tail=since > 1)
+            ):
+                return unbounded()
         if refused is None:
             after = _placed(engine, after)
             now = timezone.now()
             correction, next_position = _store(
-                game, before, after, actor, reason, kind, now, tail=since > 1
+                game, before, after, actor, reason, kind, now, tail=since > 1, until=until
             )
             verification.verifications_refresh(  # resolves or resets
                 game=game, actor=actor, engine=engine, since=engine.rounds_before + 1
             )
-            snapshot = folding.advance_snapshot(
-                engine, start or folding.initial_snapshot(engine.rules)
-            )
+            substitutes = _substitutes_before(game, since) + substitutes_of(after)
+            now_engine = engine
+            if window is not None:  # the rounds after the window are as they were
+                snapshot = kept_snapshot
+                substitutes += _substitutes_after(game, window.last)
+                now_engine = store.current_round(game).fold(rules_of(game))[0]
+            else:
+                snapshot = folding.advance_snapshot(
+                    engine, start or folding.initial_snapshot(engine.rules)
+                )
             store.commit_refold(
                 game,
                 snapshot=snapshot,
-                substitutes=_substitutes_before(game, since) + substitutes_of(after),
+                substitutes=substitutes,
                 verification=verification.shown(game, snapshot),
                 next_position=next_position,
-                notice=_notice(correction, engine, stones_before)
+                notice=_notice(correction, now_engine, stones_before)
                 if stones_before is not None
                 else None,
             )
@@ -529,6 +584,7 @@ def _correct(
                 played_at=None,
                 settled_at=_settled_at(after, now),
                 snapshot=start,  # the engine resumed there: rounds from its round on
+                until=until,
             )
             state = game_state_for(
                 game, viewer=actor.seat, viewer_label=actor.label, organiser=actor.is_organiser
@@ -788,6 +844,98 @@ def _tail(game: Game, rounds_from: Any) -> tuple[list[Event], int]:
     return store.live_events(game), 1
 
 
+# How many rounds from a ruling's round a bounded judge reads (``_window``, issue 29): an
+# adjustment's standing came back within 19 rounds in the games measured (bench/ANALYSIS.md).
+WINDOW_ROUNDS = 32
+
+
+@dataclass(frozen=True)
+class _Window:
+    """The rounds ``since`` to ``last`` of a game: their live events and stored results."""
+
+    live: list[Event]
+    since: int
+    last: int
+    stored: dict[int, Any]
+
+
+def _window(game: Game, rounds_from: Any) -> _Window | None:
+    """The window a ruling on round ``rounds_from`` is first judged on (``_correct``'s
+    ``bounded``): its round and up to ``WINDOW_ROUNDS`` - 1 after it, all closed (before
+    the last round begun), each with its stored row, and round ``rounds_from`` - 1's row
+    too (where the judging resumes). ``None`` when there is no such window."""
+    if callable(rounds_from):
+        rounds_from = rounds_from(game)
+    if type(rounds_from) is not int or rounds_from < 1:
+        return None
+    last = min(rounds_from + WINDOW_ROUNDS - 1, int(state_of(game).snapshot["round"]) - 1)
+    if last < rounds_from:
+        return None
+    if rounds_from > 1 and settled.snapshot_before(game, rounds_from) is None:
+        return None
+    rows = SettledRound.objects.filter(game=game, number__gte=rounds_from, number__lte=last)
+    stored = dict(rows.values_list("number", "result"))
+    if len(stored) != last - rounds_from + 1:
+        return None
+    live = store.live_events(game, since_round=rounds_from, until_round=last)
+    if not live:
+        return None
+    return _Window(live, rounds_from, last, stored)
+
+
+def _back_at(game: Game, window: _Window, engine: EngineGame) -> int | None:
+    """The first round of ``window`` whose judging (``engine``) elected the CAMAT its stored
+    row elected, with the standing stored after it (R24, R25), when every round of the
+    window after it is judged as stored and no verification after it needs its outcome
+    (``verification.verifications_refresh``). From that round on the game is as stored:
+    each round is judged from the standing before it (R27), and its events are the same
+    (a ruling changes no play). ``None`` when there is none (then judge the whole game)."""
+    judged = {entry["number"]: entry for entry in result_of(engine)["rounds"]}
+    if set(judged) != set(window.stored):
+        return None
+    back = next(
+        (
+            number
+            for number in sorted(judged)
+            if window.stored[number]["camat_elected"] is not None
+            and judged[number]["camat_elected"] == window.stored[number]["camat_elected"]
+            and judged[number]["after"] == window.stored[number]["after"]
+        ),
+        None,
+    )
+    if back is None:
+        return None
+    if any(judged[number] != window.stored[number] for number in judged if number > back):
+        return None
+    if game.verifications.filter(round_number__gt=back).exists():
+        return None
+    return back
+
+
+def _adjustments_moved(before: list[_Slot], after: list[_Slot]) -> tuple[int, ...]:
+    """The rounds of the adjustments (R36) that ``after`` inserts, removes or changes
+    against ``before``; empty when ``after`` changes anything else, or nothing."""
+    kept = {id(s.origin) for s in after if s.origin is not None and not s.changed}
+    gone = [s for s in before if s.origin is not None and id(s.origin) not in kept]
+    came = [s for s in after if s.changed]
+    touched = gone + came
+    if not touched or any(s.kind != Event.Kind.ADJUSTMENT for s in touched):
+        return ()
+    return tuple(sorted({s.round for s in touched}))
+
+
+def _substitutes_after(game: Game, last: int) -> list[list[Any]]:
+    """``substitutes_of`` the live substitute events of the rounds after ``last`` (R38)."""
+    rows = (
+        Event.objects.filter(
+            game=game, kind=Event.Kind.SUBSTITUTE, revoked_by__isnull=True, round_number__gt=last
+        )
+        .order_by("position")
+        .values_list("payload", flat=True)
+    )
+    return substitutes_of([_Slot(Event.Kind.SUBSTITUTE, payload, 0) for payload in rows])
+
+
 def _substitutes_before(game: Game, since: int) -> list[list[Any]]:
     """``substitutes_of`` the live substitute events of the rounds before ``since`` (those
     a correction read from round ``since`` on did not read, R38). No query for round 1."""
@@ -898,6 +1046,7 @@ def _store(
     kind: str,
     now: Any,
     tail: bool = False,
+    until: int | None = None,
 ) -> tuple[Correction, int]:
     """Write the corrected events (``store.replace_events``): revoke the replaced, add the
     new, renumber the rest. The correction, and the position after the last event."""
@@ -910,25 +1059,15 @@ def _store(
     )
     kept_ids = {s.origin.pk for s in after if s.origin is not None and not s.changed}
     revoked = [s.origin for s in before if s.origin is not None and s.origin.pk not in kept_ids]
-    # Final positions: increasing; an event kept or amended in order keeps its position.
-    positions: list[int] = []
-    previous = -1
-    if tail:  # events read from a later round on (``_tail``) follow the earlier ones
-        previous = min((s.origin.position for s in before if s.origin is not None), default=0) - 1
-    for slot in after:
-        origin = slot.origin
-        previous = (
-            origin.position if origin is not None and origin.position > previous else previous + 1
-        )
-        positions.append(previous)
+    positions = _positions(before, after, tail)
     kept = sorted(
         (slot.origin.position, position, slot.origin)
         for slot, position in zip(after, positions, strict=True)
         if slot.origin is not None and not slot.changed
     )
     shifts = store.shift_runs([(old, new) for old, new, _ in kept])
-    for _, position, origin in kept:
-        origin.position = position
+    for _, position, moved in kept:
+        moved.position = position
     session_id = state_of(game).session_id
     new_rows = []
     for slot, position in zip(after, positions, strict=True):
@@ -948,12 +1087,40 @@ def _store(
             )
         )
     created = store.replace_events(
-        game, correction=correction, revoked=revoked, shifts=shifts, new=new_rows
+        game, correction=correction, revoked=revoked, shifts=shifts, new=new_rows, until=until
     )
     if kind == Correction.Kind.AMEND and len(created) == 1:
         correction.replacement = created[0]
         correction.save(update_fields=["replacement"])
     return correction, max(p + 1 for p in positions) if positions else 0
+
+
+def _positions(before: list[_Slot], after: list[_Slot], tail: bool) -> list[int]:
+    """The final position of each slot of ``after``: increasing; an event kept or amended in
+    order keeps its position. ``tail``: ``before`` was read from a later round on
+    (``_tail``), after the earlier events."""
+    positions: list[int] = []
+    previous = -1
+    if tail:
+        previous = min((s.origin.position for s in before if s.origin is not None), default=0) - 1
+    for slot in after:
+        origin = slot.origin
+        previous = (
+            origin.position if origin is not None and origin.position > previous else previous + 1
+        )
+        positions.append(previous)
+    return positions
+
+
+def _moves_none(before: list[_Slot], after: list[_Slot], tail: bool) -> bool:
+    """Whether storing ``after`` keeps every event of ``before`` kept where it is (the new
+    ones in the room between rounds, ``store.ROUND_GAP``): then the events after a window
+    read (``_window``) stay clear of it."""
+    last = max((s.origin.position for s in before if s.origin is not None), default=-1)
+    return all(
+        position <= last and (slot.origin is None or slot.origin.position == position)
+        for slot, position in zip(after, _positions(before, after, tail), strict=True)
+    )
 
 
 def _settled_at(slots: list[_Slot], now: Any) -> dict[int, Any]:
