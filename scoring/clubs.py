@@ -13,7 +13,6 @@ sign-in page. Times and dates are the club's (``Club.time_zone``).
 from __future__ import annotations
 
 import functools
-import zoneinfo
 from collections.abc import Callable
 from typing import Any
 
@@ -56,7 +55,7 @@ REFUSAL_FIELDS = {
 
 
 def _time_zone_choices() -> list[tuple[str, str]]:
-    return [(name, name) for name in sorted(zoneinfo.available_timezones())]
+    return [(name, name) for name in zones.time_zone_names()]
 
 
 # -- forms ------------------------------------------------------------------------------

@@ -25,9 +25,19 @@ UNKNOWN_TIME_ZONE = "unknown_time_zone"
 UNKNOWN_TIME_ZONE_TEXT = _("An IANA time zone name, such as Asia/Makassar or America/Montreal.")
 
 
+# Files of the system's zone database that name no IANA zone: ``localtime`` is the
+# server's own zone (whatever it is set to) and ``Factory`` a placeholder.
+_NOT_ZONES = frozenset({"localtime", "Factory", "posixrules"})
+
+
 @functools.cache
 def _known_zones() -> frozenset[str]:
-    return frozenset(zoneinfo.available_timezones())
+    return frozenset(zoneinfo.available_timezones()) - _NOT_ZONES
+
+
+def time_zone_names() -> list[str]:
+    """Every zone name ``is_time_zone`` accepts, sorted (the forms' choices)."""
+    return sorted(_known_zones())
 
 
 def time_zone_pattern() -> str:

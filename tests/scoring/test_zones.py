@@ -58,6 +58,8 @@ def test_the_evening_began_at_six_local_at_most_a_day_before(name, instant):
         ("Mars/Olympus", False),
         ("+08:00", False),
         ("/etc/localtime", False),
+        ("localtime", False),  # the server's own zone, whatever it is: not an IANA name
+        ("Factory", False),
         ("../zoneinfo/UTC", False),
         ("", False),
         (None, False),
@@ -65,6 +67,13 @@ def test_the_evening_began_at_six_local_at_most_a_day_before(name, instant):
 )
 def test_a_zone_name_is_an_iana_name_spelt_exactly(name, known):
     assert zones.is_time_zone(name) is known
+
+
+def test_the_forms_offer_only_the_names_the_check_accepts():
+    names = zones.time_zone_names()
+    assert "Asia/Makassar" in names
+    assert "localtime" not in names
+    assert all(zones.is_time_zone(name) for name in names)
 
 
 def test_an_unknown_or_missing_zone_is_the_servers(settings):
