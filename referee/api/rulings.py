@@ -44,7 +44,12 @@ class CorrectionsView(GameMixin, APIView):
         "event's error and nothing changes. Events keep the time and author of their first "
         "entry; each round keeps the time it was settled at the table; league rows follow in "
         "the same transaction. A correction that changes nothing stores nothing "
-        "(`correction: null`, same version)." + ORGANISER_ONLY,
+        "(`correction: null`, same version). A phone may only amend, and only as "
+        "`PUT …/events/{position}/` lets it (an event of the round in play, 409 "
+        "`event_not_amendable` else; a declared hand by the phone that declared it, R31): "
+        "an insertion, a removal or a ruling's amendment from a phone is 403 "
+        "`organiser_only`. Logged in the audit trail (`GET …/events/`) with its author, "
+        "time and reason.",
         request=s.CorrectionRequestSerializer,
         parameters=[IDEMPOTENCY_HEADER, IF_MATCH_HEADER],
         responses={200: CORRECTION_RESULT, **RULING_PROBLEMS},

@@ -1442,8 +1442,9 @@ class AutoSchema(SpectacularAutoSchema):
     - Credentials: an operation lists only those its permissions accept. A table token
       (``tableToken``) is an anonymous user to DRF, so it is left out where a signed-in
       user is required (``IsOrganiser``, ``IsAuthenticated``, writes under
-      ``IsAuthenticatedOrReadOnly``); an operation open to everyone with no authenticator
-      (``records_score``) has no ``security`` at all.
+      ``IsAuthenticatedOrReadOnly``, a game view's ``organiser_only_methods``); an
+      operation open to everyone with no authenticator (``records_score``) has no
+      ``security`` at all.
     - Problems: each status a request can meet whatever the view (``PROBLEM_DESCRIPTIONS``)
       is documented with the ``Problem`` body, unless the view documents it itself; 429 and
       503 with ``Retry-After``.
@@ -1469,6 +1470,8 @@ class AutoSchema(SpectacularAutoSchema):
 
         from referee.api.auth import IsOrganiser
 
+        if self.method in getattr(self.view, "organiser_only_methods", ()):
+            return True  # a phone gets 403 before its body is read (``GameMixin``)
         kinds = [type(p) for p in self.view.get_permissions()]
         if any(issubclass(k, (IsOrganiser, permissions.IsAuthenticated)) for k in kinds):
             return True

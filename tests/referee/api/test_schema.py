@@ -253,6 +253,18 @@ REF_PREFIX = "#/components/schemas/"
 METHODS = ("get", "post", "put", "patch", "delete")
 
 
+def _view_of(path: str) -> type:
+    """The view class answering a schema ``path`` (its parameters filled in)."""
+    import re
+    import uuid
+
+    from django.urls import resolve
+
+    values = {"game_id": str(uuid.uuid4()), "slug": "club"}
+    filled = re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), "1"), path)
+    return resolve(filled).func.view_class  # type: ignore[attr-defined]
+
+
 def operations(document):
     for path, item in document["paths"].items():
         for method in METHODS:
@@ -414,6 +426,16 @@ def test_each_operation_lists_only_the_credentials_it_accepts(api_client):
     assert "security" not in document["paths"]["/api/v1/join/"]["post"]
     for organiser_only in ("games_create", "games_list", "games_import", "clubs_create"):
         assert security[organiser_only] == ["tokenAuth", "cookieAuth"], organiser_only
+    # A game's organiser operations refuse a phone with 403 before its body (R35–R39).
+    refused_to_phones = [
+        (path, method)
+        for path, method, _operation in operations(document)
+        if method.upper() in getattr(_view_of(path), "organiser_only_methods", ())
+    ]
+    assert len(refused_to_phones) == 11
+    for path, method in refused_to_phones:
+        operation = document["paths"][path][method]
+        assert security[operation["operationId"]] == ["tokenAuth", "cookieAuth"], (path, method)
     assert security["games_moves_create"] == ["tableToken", "tokenAuth", "cookieAuth"]
     assert security["clubs_standings"] == ["tableToken", "tokenAuth", "cookieAuth", None]
 
