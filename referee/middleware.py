@@ -70,6 +70,11 @@ class ConditionalRequestMiddleware:
                 if_none_match=request.headers.get("If-None-Match"),
             )
         except conditional.ConditionalHeaderInvalid as error:
+            if getattr(view_class, "defers_conditional_faults", False):
+                # A game's view finds the game (404) and the caller's right to it (403)
+                # first, then raises this (``GameMixin.get_game``).
+                request.conditional_fault = error  # type: ignore[attr-defined]
+                return None
             return _refusal(request, 400, error.code, conditional_invalid_detail(error))
         if conditions is None or request.method in SAFE_METHODS:
             return None

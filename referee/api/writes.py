@@ -242,6 +242,9 @@ class GameMixin(PerViewer):
 
     permission_classes = [CanUseGame]
     checks_conditions = True
+    defers_conditional_faults = True
+    """A malformed ``If-Match``/``If-None-Match`` is the 400 after the game's 404 and 403
+    (``ConditionalRequestMiddleware`` leaves it on the request for ``get_game``)."""
     organiser_only_methods: frozenset[str] = frozenset()
     """The methods no phone may use: a table token is refused by ``phone_refusal`` as soon
     as the game is found (404, then 403), before its body is read — a malformed body from a
@@ -291,11 +294,14 @@ class GameMixin(PerViewer):
         if isinstance(token, TableToken) and token.game_id == game_id:
             if request.method in self.organiser_only_methods:
                 raise self.phone_refusal()
-            # The token's query read the game already (select_related): no second read.
-            return token.game
-        game = get_object_or_404(Game, pk=game_id)
-        if not can_access(request, game):
-            raise PermissionDenied()
+            game = token.game  # the token's query read it already (select_related)
+        else:
+            game = get_object_or_404(Game, pk=game_id)
+            if not can_access(request, game):
+                raise PermissionDenied()
+        fault = getattr(request, "conditional_fault", None)
+        if fault is not None:
+            raise fault  # 400 ``precondition_invalid``, once the game is known to be theirs
         return game
 
 

@@ -12,7 +12,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from referee.api.writes import GameMixin
 from tests.factories import GameFactory, table_key
-from tests.referee.conftest import table_client
+from tests.referee.conftest import table_client, token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -86,3 +86,44 @@ def test_an_unknown_game_is_404_before_the_phone_is_refused(method, route, view)
     response = call(_url(route, uuid.uuid4()), body, content_type="application/json")
     assert response.status_code == 404
     assert response.json()["code"] == "not_found"
+
+
+@pytest.mark.parametrize("header", ['garbage"', "x" * 2000])
+@pytest.mark.parametrize(("method", "route", "view"), ORGANISER_ONLY)
+def test_a_malformed_if_match_comes_after_the_game_and_the_phone(method, route, view, header):
+    """404 for an unknown game, then 403 for a phone, then the header's 400
+    (``precondition_invalid``) for the organiser: a header says nothing of a game that is
+    not the caller's (issue 31)."""
+    game = GameFactory()
+    phone = table_client(table_key(game=game, seat=0))
+    organiser = token_client(game.created_by)
+    body = "{}" if method != "GET" else None
+
+    def send(client, game_id):
+        call = getattr(client, method.lower())
+        url = _url(route, game_id)
+        return call(url, body, content_type="application/json", HTTP_IF_MATCH=header)
+
+    unknown, refused, malformed = (
+        send(phone, uuid.uuid4()),
+        send(phone, game.pk),
+        send(organiser, game.pk),
+    )
+    assert (unknown.status_code, unknown.json()["code"]) == (404, "not_found")
+    assert refused.status_code == 403
+    assert (malformed.status_code, malformed.json()["code"]) == (400, "precondition_invalid")
+
+
+@pytest.mark.parametrize("path", ["", "moves/", "result/", "events/"])
+def test_every_game_view_says_404_before_a_malformed_conditional_header(path):
+    client = table_client(table_key(game=GameFactory(), seat=0))
+    url = f"/api/v1/games/{uuid.uuid4()}/{path}"
+    method = client.post if path == "moves/" else client.get
+    response = method(
+        url,
+        "{}" if path == "moves/" else None,
+        content_type="application/json",
+        HTTP_IF_MATCH="nope",
+        HTTP_IF_NONE_MATCH="nope",
+    )
+    assert (response.status_code, response.json()["code"]) == (404, "not_found")
