@@ -517,6 +517,18 @@ def _correct(
             remember(game, idempotency, corrected)
             return corrected
         start = _start(game, before, after)
+        if since > 1 and (start is None or int(start["round"]) < since):
+            # The change leaves the rounds read with no event (the round in play's only
+            # move removed): judging starts before them, so the game is read whole.
+            return _correct(
+                game_id=game_id,
+                edit=edit,
+                actor=actor,
+                reason=reason,
+                precondition=precondition,
+                idempotency=idempotency,
+                kind=kind,
+            )
         try:
             engine = _judge(game, after, start)
         except RefereeError as error:
