@@ -474,7 +474,7 @@ def _correct(
     the game is judged again as without ``bounded``."""
     refused: RefereeError | None = None
 
-    def unbounded() -> Corrected | Replay[Corrected]:
+    def unbounded(rounds_from: Any = rounds_from) -> Corrected | Replay[Corrected]:
         return _correct(
             game_id=game_id,
             edit=edit,
@@ -520,15 +520,7 @@ def _correct(
         if since > 1 and (start is None or int(start["round"]) < since):
             # The change leaves the rounds read with no event (the round in play's only
             # move removed): judging starts before them, so the game is read whole.
-            return _correct(
-                game_id=game_id,
-                edit=edit,
-                actor=actor,
-                reason=reason,
-                precondition=precondition,
-                idempotency=idempotency,
-                kind=kind,
-            )
+            return unbounded(rounds_from=None)
         try:
             engine = _judge(game, after, start)
         except RefereeError as error:
